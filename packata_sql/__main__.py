@@ -1,0 +1,3 @@
+from packata_sql.cli import main
+
+raise SystemExit(main())

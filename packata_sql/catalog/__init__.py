@@ -1,0 +1,23 @@
+"""The metric catalog `odcs` 3.2.0: definitions are data, one handler per metric.
+
+No code outside this package dispatches on a metric name.
+"""
+
+from __future__ import annotations
+
+from packata_sql.catalog.base import MeasureContext, MetricHandler, TypeMismatch
+from packata_sql.catalog.metrics import HANDLERS
+
+CATALOG = "odcs"
+CATALOG_VERSION = "3.2.0"
+PROGRAM = "packata-odcs/1"
+
+
+def handler_for(metric: str) -> MetricHandler | None:
+    return HANDLERS.get(metric)
+
+
+__all__ = [
+    "CATALOG", "CATALOG_VERSION", "HANDLERS", "PROGRAM",
+    "MeasureContext", "MetricHandler", "TypeMismatch", "handler_for",
+]

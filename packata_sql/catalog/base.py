@@ -1,0 +1,181 @@
+"""What every metric handler shares: argument checking, scopes, typed membership."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+import sqlglot.expressions as exp
+
+from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
+from packata_sql.dialects import Dialect, Family
+
+UNITS = ("rows", "percent")
+_LOGICAL_FAMILIES = {
+    "string": Family.TEXT,
+    "integer": Family.NUMBER,
+    "number": Family.NUMBER,
+    "boolean": Family.BOOLEAN,
+    "date": Family.TEMPORAL,
+    "timestamp": Family.TEMPORAL,
+    "time": Family.TEMPORAL,
+    "object": Family.OTHER,
+    "array": Family.OTHER,
+}
+# Which member kinds a column family can hold (SEMANTICS 3.2: typed membership).
+_HOLDS = {
+    Family.TEXT: {Family.TEXT},
+    Family.NUMBER: {Family.NUMBER},
+    Family.BOOLEAN: {Family.BOOLEAN},
+    Family.TEMPORAL: {Family.TEXT},
+    Family.OTHER: set(),
+}
+
+
+class TypeMismatch(Exception):
+    """The measurement cannot be computed on this column type without a silent cast."""
+
+
+def logical_family(logical_type: str | None) -> Family | None:
+    return _LOGICAL_FAMILIES.get((logical_type or "").lower())
+
+
+def member_family(member: object) -> Family | None:
+    """The kind of a membership value; None for NULL. Raises ValueError for lists/maps/NaN."""
+    if member is None:
+        return None
+    if isinstance(member, bool):
+        return Family.BOOLEAN
+    if isinstance(member, int):
+        return Family.NUMBER
+    if isinstance(member, Decimal):
+        if not member.is_finite():
+            raise ValueError("not finite")
+        return Family.NUMBER
+    if isinstance(member, str):
+        return Family.TEXT
+    raise ValueError("not a scalar")
+
+
+@dataclass(frozen=True)
+class MeasureContext:
+    """What rendering needs to know about one object at the moment SQL is built."""
+
+    dialect: Dialect
+    table: exp.Table
+    families: Mapping[str, Family | None]  # physical column → family, None when unknown
+
+    def column(self, name: str) -> exp.Column:
+        return self.dialect.column(name)
+
+    def family(self, name: str) -> Family | None:
+        return self.families.get(name)
+
+    def key(self, name: str) -> exp.Expression:
+        """A column as a byte-exact key, where collations could otherwise merge values."""
+        column = self.column(name)
+        if self.family(name) in (Family.TEXT, Family.DYNAMIC):
+            return self.dialect.binary_key(column)
+        return column
+
+    def member_match(self, name: str, member: object) -> exp.Expression:
+        column = self.column(name)
+        if member is None:
+            return exp.Is(this=column, expression=exp.Null())
+        kind = member_family(member)
+        family = self.family(name)
+        if family not in (None, Family.DYNAMIC):
+            if family is Family.OTHER:
+                raise TypeMismatch
+            if kind not in _HOLDS[family]:
+                return exp.false()  # a text member can never equal a number cell, and so on
+            if family is Family.TEMPORAL:
+                assert isinstance(member, str)
+                return exp.EQ(this=column, expression=exp.Literal.string(member))
+        if isinstance(member, bool):
+            return self.dialect.boolean_equals(column, member)
+        if isinstance(member, str):
+            return self.dialect.text_equals(column, member)
+        assert isinstance(member, int | Decimal)
+        return self.dialect.number_equals(column, Fraction(member))
+
+    def any_member(self, name: str, members: tuple[object, ...]) -> exp.Expression:
+        matches = [exp.paren(self.member_match(name, m), copy=False) for m in members]
+        if not matches:
+            return exp.false()
+        combined = matches[0]
+        for match in matches[1:]:
+            combined = exp.Or(this=combined, expression=match)
+        return combined
+
+
+class MetricHandler:
+    """One library metric: its arguments, its scopes and its integer count."""
+
+    name: str = ""
+    object_scope: bool = False
+    property_scope: bool = True
+    percent: bool = True
+    arguments: frozenset[str] = frozenset()
+
+    def validate(self, rule: Rule, library: Library, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]:
+        findings = []
+        on_property = bool(rule.target.property_path)
+        if (on_property and not self.property_scope) or (not on_property and not self.object_scope):
+            scope = "a property" if on_property else "an object"
+            findings.append(site.finding("wrong-scope", f"'{self.name}' cannot be declared on {scope}"))
+        for key, _ in library.arguments:
+            if key not in self.arguments:
+                findings.append(site.finding(
+                    "unknown-argument", f"'{self.name}' takes no argument '{key}'"
+                ))
+        if rule.unit not in UNITS:
+            findings.append(site.finding("unknown-unit", "'unit' must be 'rows' or 'percent'"))
+        elif rule.unit == "percent" and not self.percent:
+            findings.append(site.finding(
+                "unit-not-supported", f"'{self.name}' is a count of rows; 'percent' does not apply"
+            ))
+        return findings + self.check_arguments(rule, library, schema, site)
+
+    def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
+                        site: Site) -> list[Finding]:
+        return []
+
+    def dialect_findings(self, library: Library, dialect: Dialect, site: Site) -> list[Finding]:
+        """What the target engine cannot run, found before any SQL is generated."""
+        return []
+
+    def columns(self, rule: Rule, library: Library, schema: SchemaObject | None) -> tuple[str, ...]:
+        """Physical columns the count reads; each must exist before anything runs."""
+        return (rule.target.physical_property,) if rule.target.physical_property else ()
+
+    def count(self, rule: Rule, library: Library, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expression:
+        raise NotImplementedError
+
+
+def check_members(values: object, argument: str, logical_type: str | None, site: Site,
+                  metric: str) -> list[Finding]:
+    """A membership list: scalars only, each comparable with the declared logical type."""
+    if not isinstance(values, tuple):
+        return [site.finding("invalid-argument", f"'{metric}.{argument}' must be a list")]
+    declared = logical_family(logical_type)
+    findings = []
+    for position, member in enumerate(values):
+        try:
+            kind = member_family(member)
+        except ValueError as problem:
+            findings.append(site.finding(
+                "invalid-argument", f"'{metric}.{argument}[{position}]' is {problem}"
+            ))
+            continue
+        if kind is not None and declared is not None and kind not in _HOLDS[declared]:
+            findings.append(site.finding(
+                "member-type-mismatch",
+                f"'{metric}.{argument}[{position}]' is {kind.value}, which a "
+                f"'{logical_type}' property cannot hold; members are compared without casts",
+            ))
+    return findings

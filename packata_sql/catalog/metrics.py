@@ -1,0 +1,193 @@
+"""The five ODCS library metrics, one handler each (SEMANTICS 3). Each count is an integer
+aggregate over every row of the object; percentages are computed in Python."""
+
+from __future__ import annotations
+
+import sqlglot.expressions as exp
+
+from packata_sql.catalog.base import (
+    MeasureContext,
+    MetricHandler,
+    TypeMismatch,
+    check_members,
+    logical_family,
+)
+from packata_sql.catalog.patterns import pattern_problem
+from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
+from packata_sql.dialects import Dialect, Family
+
+_ONE = exp.Literal.number(1)
+
+
+def _count_when(condition: exp.Expression) -> exp.Expression:
+    return exp.Count(this=exp.Case().when(condition, _ONE))
+
+
+def _rows() -> exp.Expression:
+    return exp.Count(this=exp.Star())
+
+
+class RowCount(MetricHandler):
+    name = "rowCount"
+    object_scope = True
+    property_scope = False
+    percent = False
+
+    def count(self, rule: Rule, library: Library, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expression:
+        return _rows()
+
+
+class NullValues(MetricHandler):
+    name = "nullValues"
+
+    def count(self, rule: Rule, library: Library, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expression:
+        return exp.Sub(this=_rows(), expression=exp.Count(this=context.column(columns[0])))
+
+
+class MissingValues(MetricHandler):
+    name = "missingValues"
+    arguments = frozenset({"missingValues"})
+
+    def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
+                        site: Site) -> list[Finding]:
+        if not library.has("missingValues"):
+            return [site.finding("missing-argument", "'missingValues' needs 'arguments.missingValues'")]
+        return check_members(library.argument("missingValues"), "missingValues",
+                             rule.target.logical_type, site, self.name)
+
+    def count(self, rule: Rule, library: Library, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expression:
+        members = library.argument("missingValues")
+        assert isinstance(members, tuple)
+        return _count_when(context.any_member(columns[0], members))
+
+
+class InvalidValues(MetricHandler):
+    name = "invalidValues"
+    arguments = frozenset({"validValues", "pattern"})
+
+    def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
+                        site: Site) -> list[Finding]:
+        if not (library.has("validValues") or library.has("pattern")):
+            return [site.finding(
+                "missing-argument",
+                "'invalidValues' needs 'arguments.validValues' and/or 'arguments.pattern'",
+            )]
+        findings = []
+        if library.has("validValues"):
+            findings += check_members(library.argument("validValues"), "validValues",
+                                      rule.target.logical_type, site, self.name)
+        if library.has("pattern"):
+            findings += self._check_pattern(rule, library.argument("pattern"), site)
+        return findings
+
+    def _check_pattern(self, rule: Rule, pattern: object, site: Site) -> list[Finding]:
+        if not isinstance(pattern, str) or not pattern:
+            return [site.finding("invalid-argument", "'invalidValues.pattern' must be text")]
+        declared = logical_family(rule.target.logical_type)
+        if declared is not None and declared is not Family.TEXT:
+            return [site.finding(
+                "pattern-on-non-text", "'invalidValues.pattern' applies to text properties only"
+            )]
+        problem = pattern_problem(pattern)
+        return [site.finding("unsafe-pattern", problem)] if problem else []
+
+    def dialect_findings(self, library: Library, dialect: Dialect, site: Site) -> list[Finding]:
+        pattern = library.argument("pattern")
+        problem = dialect.pattern_problem(pattern) if isinstance(pattern, str) else None
+        return [site.finding("unsupported-pattern", problem)] if problem else []
+
+    def count(self, rule: Rule, library: Library, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expression:
+        name = columns[0]
+        column = context.column(name)
+        criteria: list[exp.Expression] = []
+        if library.has("validValues"):
+            members = library.argument("validValues")
+            assert isinstance(members, tuple)
+            criteria.append(exp.paren(context.any_member(name, members), copy=False))
+        pattern = library.argument("pattern")
+        if isinstance(pattern, str):
+            if context.family(name) not in (None, Family.TEXT, Family.DYNAMIC):
+                raise TypeMismatch
+            text_guard = context.dialect.is_text(column)
+            criteria.append(exp.Not(this=exp.Is(this=column, expression=exp.Null())))
+            if text_guard is not None:
+                criteria.append(text_guard)
+            criteria.append(context.dialect.regex_search(column, pattern))
+        valid = criteria[0]
+        for criterion in criteria[1:]:
+            valid = exp.And(this=valid, expression=criterion)
+        # CASE sends both false and unknown (NULL) to the invalid branch.
+        return exp.Count(this=exp.Case().when(valid, exp.Null()).else_(_ONE))
+
+
+class DuplicateValues(MetricHandler):
+    name = "duplicateValues"
+    object_scope = True
+    arguments = frozenset({"properties"})
+
+    def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
+                        site: Site) -> list[Finding]:
+        names = library.argument("properties")
+        if rule.target.property_path:
+            return []  # 'properties' on a property is reported by the scope check below
+        if not isinstance(names, tuple) or not names or not all(
+            isinstance(n, str) and n for n in names
+        ):
+            return [site.finding(
+                "missing-argument",
+                "'duplicateValues' on an object needs 'arguments.properties', "
+                "a non-empty list of property names",
+            )]
+        unknown = [n for n in names if schema is None or schema.property(str(n)) is None]
+        return [site.finding(
+            "unknown-property",
+            f"'duplicateValues.properties' names a property the object does not declare: {n}",
+        ) for n in unknown]
+
+    def validate(self, rule: Rule, library: Library, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]:
+        findings = super().validate(rule, library, schema, site)
+        if rule.target.property_path and library.has("properties"):
+            findings.append(site.finding(
+                "wrong-scope", "'arguments.properties' applies to object-level duplicateValues"
+            ))
+        return findings
+
+    def columns(self, rule: Rule, library: Library, schema: SchemaObject | None) -> tuple[str, ...]:
+        if rule.target.property_path:
+            return super().columns(rule, library, schema)
+        names = library.argument("properties")
+        assert isinstance(names, tuple) and schema is not None
+        declared = [schema.property(str(n)) for n in names]
+        return tuple(p.physical for p in declared if p is not None)
+
+    def count(self, rule: Rule, library: Library, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expression:
+        if len(columns) == 1:
+            # COUNT(DISTINCT) skips NULL; NULL is one more key when present (SEMANTICS 3).
+            null_key = exp.Coalesce(
+                this=exp.Max(this=exp.Case().when(
+                    exp.Is(this=context.column(columns[0]), expression=exp.Null()), _ONE
+                ).else_(exp.Literal.number(0))),
+                expressions=[exp.Literal.number(0)],
+            )
+            distinct = exp.Count(this=exp.Distinct(expressions=[context.key(columns[0])]))
+            return exp.Sub(
+                this=exp.Sub(this=_rows(), expression=distinct),
+                expression=null_key,
+            )
+        # Composite keys: SELECT DISTINCT treats NULLs as equal and is valid on every engine,
+        # unlike COUNT(DISTINCT a, b).
+        keys = exp.select(*(context.key(c) for c in columns)).distinct().from_(context.table.copy())
+        distinct_keys = exp.select(_rows()).from_(keys.subquery("packata_keys"))
+        return exp.Sub(this=_rows(), expression=distinct_keys.subquery())
+
+
+HANDLERS: dict[str, MetricHandler] = {
+    handler.name: handler
+    for handler in (RowCount(), NullValues(), MissingValues(), InvalidValues(), DuplicateValues())
+}

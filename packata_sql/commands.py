@@ -1,0 +1,92 @@
+"""What `check` and `compile` do, between the argument parser and the pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from packata_sql.cli import UsageError
+from packata_sql.compiler import compile_contract
+from packata_sql.contracts.model import Contract
+from packata_sql.contracts.odcs import load_odcs
+from packata_sql.contracts.yaml_source import SourceError
+from packata_sql.dialects import DIALECT_NAMES, get_dialect
+from packata_sql.endpoint import Endpoint, EndpointError, from_server, parse_url
+from packata_sql.render import render
+from packata_sql.report import Report
+from packata_sql.runner import RunOptions, run
+
+
+def load_contract(path: str, odcs_between: str) -> Contract:
+    try:
+        return load_odcs(path, inclusive_between=odcs_between == "inclusive")
+    except SourceError as error:
+        raise UsageError(str(error)) from None
+
+
+def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
+                     trust_environment: bool) -> Endpoint:
+    try:
+        endpoint = parse_url(url) if url else from_server(contract, server)
+    except EndpointError as error:
+        raise UsageError(str(error)) from None
+    if endpoint.engine == "duckdb" and endpoint.in_memory and not trust_environment:
+        raise UsageError(
+            "an in-memory DuckDB database cannot be opened read-only; point --url at a "
+            "database file, or pass --trust-environment to accept an unenforced session"
+        )
+    return endpoint
+
+
+def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint) -> Report:
+    selected = args.select
+    if selected:
+        known = {rule.key for rule in contract.rules}
+        unknown = [key for key in selected if key not in known]
+        if unknown:
+            raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
+    compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                                select=selected)
+    settings = {"odcs_between": args.odcs_between}
+    options = RunOptions(
+        timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
+        show_sql=args.show_sql, settings=settings,
+    )
+    return run(contract, compiled, endpoint, options)
+
+
+def emit(report: Report, fmt: str, output: str | None) -> None:
+    if output:
+        text = render(report, fmt, color=False)
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {output} ({error.strerror})") from None
+        if fmt != "table":
+            print(render(report, "table", color=sys.stdout.isatty()), end="")
+        return
+    text = render(report, fmt, color=fmt == "table" and sys.stdout.isatty())
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def check(args: argparse.Namespace) -> int:
+    contract = load_contract(args.contract, args.odcs_between)
+    endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
+    report = check_report(args, contract, endpoint)
+    emit(report, args.format, args.output)
+    return report.exit_code(fail_on_warning=args.fail_on == "warning")
+
+
+def compile_plans(args: argparse.Namespace) -> int:
+    from packata_sql.plan_json import plan_document
+    from packata_sql.render.json import dumps
+
+    if args.dialect not in DIALECT_NAMES:
+        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(DIALECT_NAMES)})")
+    contract = load_contract(args.contract, args.odcs_between)
+    dialect = get_dialect(args.dialect)
+    compiled = compile_contract(contract, dialect)
+    sys.stdout.write(dumps(plan_document(contract, compiled, dialect)) + "\n")
+    return 0

@@ -1,0 +1,105 @@
+"""Rules + contract schema + dialect → plans and findings. Never touches a database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from packata_sql.catalog import MetricHandler, handler_for
+from packata_sql.contracts.model import (
+    Contract,
+    Custom,
+    Finding,
+    Level,
+    Library,
+    Rule,
+    Site,
+    Sql,
+    Text,
+)
+from packata_sql.dialects import Dialect
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One executable rule: what to measure, on which object, reading which columns."""
+
+    rule: Rule
+    handler: MetricHandler
+    library: Library
+    object_segments: tuple[str, ...]
+    columns: tuple[str, ...]
+
+    @property
+    def percent(self) -> bool:
+        return self.rule.unit == "percent"
+
+
+@dataclass(frozen=True)
+class Compiled:
+    plans: tuple[Plan, ...]
+    #: Rules that will not run, with the error finding that stopped each (first one wins).
+    blocked: dict[str, Finding]
+    findings: tuple[Finding, ...]
+
+
+def compile_contract(
+    contract: Contract,
+    dialect: Dialect,
+    *,
+    prefix: Sequence[str] = (),
+    select: Iterable[str] | None = None,
+) -> Compiled:
+    """`prefix` holds the server's database/schema segments placed before each object name."""
+    wanted = set(select) if select is not None else None
+    rules = [r for r in contract.rules if wanted is None or r.key in wanted]
+    keys = {r.key for r in rules}
+    findings = [f for f in contract.findings if f.rule_key is None or f.rule_key in keys]
+    plans: list[Plan] = []
+    for rule in rules:
+        site = Site(rule.source_path, rule.key, rule.line)
+        plan, problems = _compile_rule(rule, contract, dialect, tuple(prefix), site)
+        findings.extend(problems)
+        if plan is not None:
+            plans.append(plan)
+    blocked: dict[str, Finding] = {}
+    for finding in findings:
+        if finding.level is Level.ERROR and finding.rule_key is not None:
+            blocked.setdefault(finding.rule_key, finding)
+    return Compiled(
+        tuple(p for p in plans if p.rule.key not in blocked), blocked, tuple(findings)
+    )
+
+
+def _compile_rule(
+    rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...], site: Site
+) -> tuple[Plan | None, list[Finding]]:
+    definition = rule.definition
+    if isinstance(definition, Text):
+        return None, [site.finding("text-not-executable",
+                                   "a text rule describes quality; there is nothing to execute")]
+    if isinstance(definition, Custom):
+        return None, [site.finding("custom-engine-not-supported",
+                                   "custom rules for this engine are not executed by packata-sql")]
+    if isinstance(definition, Sql):
+        return None, [site.finding("sql-not-supported-yet",
+                                   "SQL rules are not executed yet by this version")]
+    handler = handler_for(definition.metric)
+    if handler is None:
+        if not definition.metric:
+            return None, []  # the loader already reported the missing metric
+        return None, [site.finding("unknown-metric",
+                                   f"'{definition.metric}' is not a metric of catalog odcs 3.2.0")]
+    if rule.target.nested:
+        return None, [site.finding("nested-property-not-supported",
+                                   "quality on nested properties and array items is not executed yet")]
+    if not rule.target.physical_object:
+        return None, [site.finding("unresolved-object", "the rule's object has no name")]
+    schema = contract.object(rule.target.object_name)
+    problems = handler.validate(rule, definition, schema, site)
+    problems += handler.dialect_findings(definition, dialect, site)
+    if any(p.level is Level.ERROR for p in problems):
+        return None, problems
+    columns = handler.columns(rule, definition, schema)
+    segments = (*prefix, rule.target.physical_object)
+    return Plan(rule, handler, definition, segments, columns), problems

@@ -1,0 +1,1 @@
+"""Canonical declarations and one loader per declaration format."""

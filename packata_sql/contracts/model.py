@@ -1,0 +1,168 @@
+"""Canonical, inert declarations: every loader produces these, the compiler consumes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import Enum
+from fractions import Fraction
+
+# A YAML/JSON value after loading: numbers are exact (int or Decimal), never float.
+Scalar = str | int | Decimal | bool | None
+Operand = Fraction | bool
+Interval = tuple[Fraction, Fraction]
+
+
+class Category(Enum):
+    CONSTRAINT = "constraint"
+    QUALITY = "quality"
+    SLA = "sla"
+
+
+class Severity(Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Level(Enum):
+    """An error finding blocks its rule; a warning does not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Operator(Enum):
+    EQ = "mustBe"
+    NE = "mustNotBe"
+    GT = "mustBeGreaterThan"
+    GE = "mustBeGreaterOrEqualTo"
+    LT = "mustBeLessThan"
+    LE = "mustBeLessOrEqualTo"
+    BETWEEN = "mustBeBetween"
+    NOT_BETWEEN = "mustNotBeBetween"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+    source_path: str
+    level: Level = Level.ERROR
+    rule_key: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    operator: Operator
+    operand: Operand | Interval
+    inclusive: bool = False  # only meaningful for the two range operators
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a rule measures: an object (table/view) and optionally one property (column)."""
+
+    object_name: str
+    physical_object: str
+    property_path: tuple[str, ...] = ()
+    physical_property: str | None = None
+    logical_type: str | None = None
+    nested: bool = False  # a nested property or array item: no top-level column to measure
+
+
+@dataclass(frozen=True)
+class Library:
+    metric: str
+    arguments: tuple[tuple[str, object], ...] = ()
+
+    def argument(self, name: str) -> object:
+        return dict(self.arguments).get(name)
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self.arguments)
+
+
+@dataclass(frozen=True)
+class Sql:
+    query: str
+
+
+@dataclass(frozen=True)
+class Text:
+    description: str
+
+
+@dataclass(frozen=True)
+class Custom:
+    engine: str
+
+
+Definition = Library | Sql | Text | Custom
+
+
+@dataclass(frozen=True)
+class Rule:
+    key: str
+    source_path: str
+    category: Category
+    target: Target
+    definition: Definition
+    expectations: tuple[Expectation, ...] = ()
+    unit: str = "rows"
+    severity: Severity = Severity.ERROR
+    line: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Server:
+    name: str
+    type: str
+    settings: tuple[tuple[str, object], ...] = ()
+
+    def setting(self, key: str) -> object:
+        return dict(self.settings).get(key)
+
+
+@dataclass(frozen=True)
+class SchemaProperty:
+    name: str
+    physical: str
+    logical_type: str | None = None
+
+
+@dataclass(frozen=True)
+class SchemaObject:
+    """The declared shape of one object: what rules may refer to by name."""
+
+    name: str
+    physical: str
+    properties: tuple[SchemaProperty, ...] = ()
+
+    def property(self, name: str) -> SchemaProperty | None:
+        return next((p for p in self.properties if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class Contract:
+    path: str
+    rules: tuple[Rule, ...]
+    findings: tuple[Finding, ...] = ()
+    servers: tuple[Server, ...] = field(default=())
+    objects: tuple[SchemaObject, ...] = field(default=())
+
+    def object(self, name: str) -> SchemaObject | None:
+        return next((o for o in self.objects if o.name == name), None)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a declaration lives, so every finding about it can name the same place."""
+
+    source_path: str
+    rule_key: str | None = None
+    line: int | None = None
+
+    def finding(self, code: str, message: str, level: Level = Level.ERROR) -> Finding:
+        return Finding(code, message, self.source_path, level, self.rule_key, self.line)

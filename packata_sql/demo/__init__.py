@@ -1,0 +1,94 @@
+"""`packata-sql demo`: a DuckDB warehouse with deliberate defects, checked by a shipped contract."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+DEMO_VERSION = 1
+_BUILD = """
+CREATE TABLE customers AS
+SELECT
+    i AS customer_id,
+    CASE WHEN i % 211 = 0 THEN NULL
+         WHEN i % 997 = 0 THEN 'user' || i || '@example'
+         ELSE 'user' || i || '@example.com' END AS email,
+    CASE WHEN i % 1499 = 0 THEN 'XX'
+         WHEN i % 1733 = 0 THEN 'uk'
+         ELSE ['DE', 'FR', 'GB', 'US', 'NL'][1 + i % 5] END AS country,
+    CASE WHEN i % 53 = 0 THEN ''
+         WHEN i % 89 = 0 THEN 'N/A'
+         WHEN i % 7 = 0 THEN 'inactive'
+         ELSE 'active' END AS status,
+    DATE '2020-01-01' + CAST(i % 1800 AS INTEGER) AS signup_date
+FROM range(1, 200001) AS t(i);
+
+CREATE TABLE orders AS
+SELECT
+    CASE WHEN i % 5000 = 0 THEN i - 1 ELSE i END AS order_id,
+    1 + (i * 7919) % 200000 AS customer_id,
+    CASE WHEN i % 10007 = 0 THEN NULL
+         ELSE CAST(((i * 37) % 50000) / 100 AS DECIMAL(12, 2)) END AS amount,
+    ['EUR', 'USD', 'GBP'][1 + i % 3] AS currency
+FROM range(1, 300001) AS t(i);
+"""
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("PACKATA_SQL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "packata-sql"
+    )
+    return Path(root)
+
+
+def build_warehouse(path: Path) -> None:
+    """Builds the file beside its final name and renames it, so a half-built file never exists."""
+    import duckdb
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    connection = duckdb.connect(str(partial))
+    try:
+        connection.execute(_BUILD)
+        connection.execute("CHECKPOINT")
+    finally:
+        connection.close()
+    os.replace(partial, path)
+
+
+def warehouse(rebuild: bool = False) -> Path:
+    path = cache_dir() / f"demo-v{DEMO_VERSION}.duckdb"
+    if rebuild or not path.exists():
+        print(f"building the demo warehouse at {path} …", file=sys.stderr)
+        build_warehouse(path)
+    return path
+
+
+def contract_path() -> Path:
+    return Path(str(resources.files("packata_sql.demo").joinpath("contract.yaml")))
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from packata_sql.commands import check_report, emit, load_contract
+    from packata_sql.endpoint import Endpoint
+
+    database = warehouse(rebuild=args.rebuild)
+    contract = load_contract(str(contract_path()), "exclusive")
+    endpoint = Endpoint("duckdb", str(database))
+    check_args = argparse.Namespace(
+        select=None, odcs_between="exclusive", timeout=300.0, budget=None,
+        trust_environment=False, show_sql=False,
+    )
+    report = check_report(check_args, contract, endpoint)
+    emit(report, args.format, None)
+    if args.format == "table":
+        print(
+            "\nThe demo has deliberate defects: invalid e-mails and duplicate order ids fail "
+            "(severity error),\nunknown country codes fail as a warning, and the text rule is "
+            "skipped because text rules are not executable.",
+        )
+    return report.exit_code()

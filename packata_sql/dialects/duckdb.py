@@ -1,0 +1,46 @@
+"""DuckDB: statically typed, RE2 regular expressions, collation-aware `=` on VARCHAR."""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot.expressions as exp
+
+from packata_sql.dialects import Dialect, Family
+
+_UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
+_NUMBER = re.compile(
+    r"^(?:U?(?:TINY|SMALL|BIG|HUGE)?INT(?:EGER)?|U?INT\d+|DECIMAL.*|NUMERIC.*|FLOAT|REAL|DOUBLE)$"
+)
+
+
+class DuckDB(Dialect):
+    name = "duckdb"
+    sqlglot_name = "duckdb"
+    case_insensitive_names = True
+
+    def text_equals(self, column: exp.Expression, text: str) -> exp.Expression:
+        return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
+
+    def binary_key(self, column: exp.Expression) -> exp.Expression:
+        return exp.Collate(this=column, expression=exp.Identifier(this="binary", quoted=True))
+
+    def regex_search(self, column: exp.Expression, pattern: str) -> exp.Expression:
+        return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
+
+    def pattern_problem(self, pattern: str) -> str | None:
+        if _UNSUPPORTED.search(pattern):
+            return "DuckDB (RE2) has no lookaround, backreferences or possessive quantifiers"
+        return None
+
+    def family(self, type_name: str) -> Family:
+        name = type_name.upper()
+        if name == "VARCHAR" or name.startswith("VARCHAR"):
+            return Family.TEXT
+        if name == "BOOLEAN":
+            return Family.BOOLEAN
+        if _NUMBER.match(name):
+            return Family.NUMBER
+        if name.startswith(("DATE", "TIME", "TIMESTAMP", "INTERVAL")):
+            return Family.TEMPORAL
+        return Family.OTHER

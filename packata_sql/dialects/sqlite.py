@@ -1,0 +1,49 @@
+"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sqlglot.expressions as exp
+
+from packata_sql.dialects import Dialect, Family, number_literal
+
+
+def _typeof_in(column: exp.Expression, *storage_classes: str) -> exp.Expression:
+    typeof = exp.Anonymous(this="typeof", expressions=[column])
+    if len(storage_classes) == 1:
+        return exp.EQ(this=typeof, expression=exp.Literal.string(storage_classes[0]))
+    return exp.In(this=typeof, expressions=[exp.Literal.string(s) for s in storage_classes])
+
+
+class SQLite(Dialect):
+    name = "sqlite"
+    sqlglot_name = "sqlite"
+    case_insensitive_names = True
+
+    def text_equals(self, column: exp.Expression, text: str) -> exp.Expression:
+        equals = exp.EQ(this=column, expression=exp.Collate(
+            this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
+        ))
+        return exp.and_(_typeof_in(column, "text"), equals)
+
+    def number_equals(self, column: exp.Expression, number: Fraction) -> exp.Expression:
+        equals = exp.EQ(this=column, expression=number_literal(number))
+        return exp.and_(_typeof_in(column, "integer", "real"), equals)
+
+    def boolean_equals(self, column: exp.Expression, value: bool) -> exp.Expression:
+        equals = exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))
+        return exp.and_(_typeof_in(column, "integer"), equals)
+
+    def is_text(self, column: exp.Expression) -> exp.Expression:
+        return _typeof_in(column, "text")
+
+    def binary_key(self, column: exp.Expression) -> exp.Expression:
+        return exp.Collate(this=column, expression=exp.Var(this="BINARY"))
+
+    def regex_search(self, column: exp.Expression, pattern: str) -> exp.Expression:
+        # `x REGEXP p` calls the `regexp(p, x)` function that the session registers.
+        return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
+
+    def family(self, type_name: str) -> Family:
+        return Family.DYNAMIC

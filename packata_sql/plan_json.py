@@ -1,0 +1,47 @@
+"""`compile --format json`: each rule's plan (key, SQL, parameters) and the findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packata_sql.compiler import Compiled
+from packata_sql.contracts.model import Contract
+from packata_sql.dialects import Dialect
+from packata_sql.planner import build_scan, declared_families, group_by_object
+from packata_sql.render.json import finding_document
+
+FORMAT = "packata-sql/plan@1"
+
+
+def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> dict[str, Any]:
+    families = declared_families(compiled.plans)
+    rules: dict[str, dict[str, Any]] = {}
+    scans = []
+    for segments, plans in group_by_object(compiled.plans):
+        fused = build_scan(segments, plans, dialect, families)
+        scans.append({"object": list(segments), "sql": fused.sql,
+                      "rules": [p.rule.key for p in fused.plans]})
+        for plan in plans:
+            alone = build_scan(segments, [plan], dialect, families)
+            rules[plan.rule.key] = {
+                "key": plan.rule.key,
+                "source_path": plan.rule.source_path,
+                "status": "planned" if alone.plans else "type-mismatch",
+                "metric": plan.library.metric,
+                "unit": plan.rule.unit,
+                "sql": alone.sql if alone.plans else None,
+                "parameters": [],
+            }
+    for key, finding in compiled.blocked.items():
+        rule = next(r for r in contract.rules if r.key == key)
+        rules[key] = {"key": key, "source_path": rule.source_path, "status": "skipped",
+                      "finding": finding.code, "sql": None, "parameters": []}
+    ordered = [rules[r.key] for r in contract.rules if r.key in rules]
+    return {
+        "format": FORMAT,
+        "contract": contract.path,
+        "dialect": dialect.name,
+        "scans": scans,
+        "rules": ordered,
+        "findings": [finding_document(f) for f in compiled.findings],
+    }

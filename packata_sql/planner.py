@@ -1,0 +1,68 @@
+"""Fuses the library measurements on one object into one `SELECT … FROM object`, so a
+contract costs one scan per object rather than one per rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import sqlglot.expressions as exp
+
+from packata_sql.catalog import MeasureContext, TypeMismatch
+from packata_sql.compiler import Plan
+from packata_sql.dialects import Dialect, Family
+
+ROWS_ALIAS = "packata_rows"
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One statement over one object. Column 0 counts rows; column i+1 belongs to plans[i]."""
+
+    object_segments: tuple[str, ...]
+    plans: tuple[Plan, ...]
+    sql: str
+    #: Rules left out because their column type cannot be compared without a cast.
+    mismatched: tuple[Plan, ...] = ()
+
+
+def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
+    """Plans grouped per object, objects in order of their first rule."""
+    groups: dict[tuple[str, ...], list[Plan]] = {}
+    for plan in plans:
+        groups.setdefault(plan.object_segments, []).append(plan)
+    return list(groups.items())
+
+
+def build_scan(
+    segments: tuple[str, ...],
+    plans: Sequence[Plan],
+    dialect: Dialect,
+    families: Mapping[str, Family | None],
+) -> Scan:
+    table = dialect.table(segments)
+    context = MeasureContext(dialect, table, families)
+    columns: list[exp.Expression] = [exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)]
+    measured: list[Plan] = []
+    mismatched: list[Plan] = []
+    for plan in plans:
+        try:
+            count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
+        except TypeMismatch:
+            mismatched.append(plan)
+            continue
+        columns.append(exp.alias_(count, f"m{len(measured) + 1}", quoted=True))
+        measured.append(plan)
+    sql = dialect.render(exp.select(*columns).from_(table))
+    return Scan(segments, tuple(measured), sql, tuple(mismatched))
+
+
+def declared_families(plans: Sequence[Plan]) -> dict[str, Family | None]:
+    """Column families known without a database: the declared logical types (for `compile`)."""
+    from packata_sql.catalog.base import logical_family
+
+    return {
+        plan.rule.target.physical_property: logical_family(plan.rule.target.logical_type)
+        for plan in plans
+        if plan.rule.target.physical_property
+    }

@@ -1,0 +1,90 @@
+"""The `packata-sql/report@1` JSON shape. Numbers are written exactly, never through float."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from packata_sql.contracts.model import Finding
+from packata_sql.report import Report, RuleResult
+from packata_sql.values import to_decimal
+
+FORMAT = "packata-sql/report@1"
+
+
+def report_document(report: Report) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "contract": report.contract,
+        "target": report.target,
+        "outcome": report.outcome.value,
+        "complete": report.complete,
+        "read_only": report.read_only,
+        "settings": report.settings,
+        "summary": report.summary(),
+        "rules": [_rule(r) for r in report.results],
+        "findings": [finding_document(f) for f in report.findings],
+    }
+
+
+def _rule(result: RuleResult) -> dict[str, Any]:
+    value: Any = result.value
+    if isinstance(value, Fraction):
+        value = to_decimal(value)
+    document: dict[str, Any] = {
+        "key": result.key,
+        "name": result.name,
+        "source_path": result.source_path,
+        "category": result.category.value,
+        "severity": result.severity.value,
+        "status": result.status.value,
+        "value": value,
+        "unit": result.unit,
+        "evidence": result.evidence,
+        "failed": list(result.failed),
+        "diagnostic": None if result.diagnostic is None else {
+            "code": result.diagnostic.code,
+            "message": result.diagnostic.message,
+            "provider_code": result.diagnostic.provider_code,
+        },
+        "elapsed_ms": result.elapsed_ms,
+        "fused": result.fused,
+    }
+    if result.sql is not None:
+        document["sql"] = result.sql
+    return document
+
+
+def finding_document(finding: Finding) -> dict[str, Any]:
+    return {
+        "code": finding.code,
+        "rule_key": finding.rule_key,
+        "source_path": finding.source_path,
+        "line": finding.line,
+        "level": finding.level.value,
+        "message": finding.message,
+    }
+
+
+def dumps(value: Any, indent: int = 0) -> str:
+    """JSON with Decimals written as exact JSON numbers (the json module would need floats)."""
+    pad = "  " * (indent + 1)
+    end = "  " * indent
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{pad}{json.dumps(str(k))}: {dumps(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{end}}}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(f"{pad}{dumps(v, indent + 1)}" for v in value) + f"\n{end}]"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_json(report: Report) -> str:
+    return dumps(report_document(report)) + "\n"

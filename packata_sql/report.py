@@ -1,0 +1,91 @@
+"""Results and the aggregate outcome (SEMANTICS 1). Knows nothing about SQL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+
+from packata_sql.contracts.model import Category, Finding, Severity
+
+
+class Status(Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    INCONCLUSIVE = "inconclusive"
+    SKIPPED = "skipped"
+
+
+class Outcome(Enum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    INCOMPLETE = "incomplete"
+
+
+EXIT_CODES = {Outcome.PASS: 0, Outcome.WARN: 0, Outcome.FAIL: 1, Outcome.INCOMPLETE: 2}
+EXIT_USAGE = 3
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Why a rule did not pass or fail cleanly: a stable code and a safe message."""
+
+    code: str
+    message: str
+    provider_code: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    key: str
+    source_path: str
+    category: Category
+    severity: Severity
+    status: Status
+    name: str | None = None
+    value: Fraction | bool | None = None
+    unit: str | None = None
+    evidence: dict[str, int] = field(default_factory=dict)
+    failed: tuple[str, ...] = ()
+    diagnostic: Diagnostic | None = None
+    elapsed_ms: int = 0
+    fused: bool = False
+    sql: str | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    contract: str
+    target: str
+    read_only: str | None
+    results: tuple[RuleResult, ...]
+    findings: tuple[Finding, ...]
+    interrupted: bool = False
+    settings: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return all(r.status in (Status.PASSED, Status.FAILED) for r in self.results)
+
+    @property
+    def outcome(self) -> Outcome:
+        failed = [r for r in self.results if r.status is Status.FAILED]
+        if any(r.severity is Severity.ERROR for r in failed):
+            return Outcome.FAIL
+        if not self.complete:
+            return Outcome.INCOMPLETE
+        return Outcome.WARN if failed else Outcome.PASS
+
+    def summary(self) -> dict[str, int]:
+        return {s.value: sum(1 for r in self.results if r.status is s) for s in Status}
+
+    def exit_code(self, *, fail_on_warning: bool = False) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        outcome = self.outcome
+        if outcome is Outcome.WARN and fail_on_warning:
+            return 1
+        return EXIT_CODES[outcome]

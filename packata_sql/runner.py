@@ -1,0 +1,213 @@
+"""Executes plans serially, object by object, and owns statuses, timeouts and the budget."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from packata_sql.compiler import Compiled, Plan
+from packata_sql.contracts.model import Contract, Rule
+from packata_sql.dialects import Family
+from packata_sql.endpoint import Endpoint
+from packata_sql.expectations import verdict
+from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.report import Diagnostic, Report, RuleResult, Status
+from packata_sql.session import Interrupted, ProviderError, Session, open_session
+from packata_sql.values import NotExact, measured_value
+
+DEFAULT_TIMEOUT_S = 300.0
+_DIAGNOSTICS = {
+    "missing-column": "the property's column does not exist in the object",
+    "type-mismatch": "the column's type cannot be compared with the rule's values without a cast",
+    "timeout": "the measurement ran past the per-rule timeout and was cancelled",
+    "budget-exhausted": "the run's time budget was used up before this rule finished",
+    "zero-rows": "the object has no rows, so a percentage has no denominator",
+    "no-expectation": "the rule declares no expectation for a numeric measurement",
+    "not-a-number": "the measurement is not a finite number or a boolean",
+    "null-result": "the measurement is NULL",
+    "cancelled": "the run was interrupted before this rule finished",
+}
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    budget_s: float | None = None
+    trust_environment: bool = False
+    show_sql: bool = False
+    settings: dict[str, str] = field(default_factory=dict)
+
+
+def diagnostic(code: str, provider_code: str | None = None) -> Diagnostic:
+    return Diagnostic(code, _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code)),
+                      provider_code)
+
+
+def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
+    return RuleResult(rule.key, rule.source_path, rule.category, rule.severity, status,
+                      name=rule.name, **fields)
+
+
+@dataclass
+class _Run:
+    compiled: Compiled
+    options: RunOptions
+    clock: Callable[[], float]
+    started: float
+    results: dict[str, RuleResult] = field(default_factory=dict)
+
+    def remaining(self) -> float:
+        if self.options.budget_s is None:
+            return self.options.timeout_s
+        left = self.options.budget_s - (self.clock() - self.started)
+        return min(self.options.timeout_s, left)
+
+    def budget_bound(self) -> bool:
+        return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
+
+    def settle(self, plans: Sequence[Plan], status: Status, code: str,
+               provider_code: str | None = None) -> None:
+        for plan in plans:
+            self.results.setdefault(plan.rule.key, _result(
+                plan.rule, status, unit=plan.rule.unit, diagnostic=diagnostic(code, provider_code)
+            ))
+
+
+def run(
+    contract: Contract,
+    compiled: Compiled,
+    endpoint: Endpoint,
+    options: RunOptions,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> Report:
+    state = _Run(compiled, options, clock, clock())
+    for key, finding in compiled.blocked.items():
+        rule = next(r for r in contract.rules if r.key == key)
+        state.results[key] = _result(
+            rule, Status.SKIPPED, unit=rule.unit,
+            diagnostic=Diagnostic(finding.code, finding.message),
+        )
+    interrupted = False
+    read_only: str | None = None
+    session: Session | None = None
+    try:
+        if compiled.plans:
+            try:
+                session = open_session(endpoint, trust_environment=options.trust_environment)
+                read_only = session.read_only
+            except ProviderError as error:
+                state.settle(compiled.plans, Status.ERROR, error.category, error.code)
+            if session is not None:
+                for segments, plans in group_by_object(compiled.plans):
+                    _run_object(state, session, segments, plans)
+    except KeyboardInterrupt:
+        interrupted = True
+        if session is not None:
+            session.cancel()
+        state.settle(compiled.plans, Status.SKIPPED, "cancelled")
+    finally:
+        if session is not None:
+            session.close()
+    selected = {p.rule.key for p in compiled.plans} | set(compiled.blocked)
+    ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
+    return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
+                  interrupted, dict(options.settings))
+
+
+def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
+                plans: list[Plan]) -> None:
+    if state.remaining() <= 0:
+        state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    try:
+        columns = session.columns(segments)
+    except ProviderError as error:
+        state.settle(plans, Status.ERROR, error.category, error.code)
+        return
+    except Interrupted:
+        state.settle(plans, Status.INCONCLUSIVE, _limit_code(state))
+        return
+    runnable = []
+    for plan in plans:
+        actual = [_find(session, columns, name) for name in plan.columns]
+        if any(name is None for name in actual):
+            state.settle([plan], Status.INCONCLUSIVE, "missing-column")
+        else:
+            runnable.append(plan)
+    families = {name: columns[_find(session, columns, name) or name]
+                for plan in runnable for name in plan.columns}
+    scan = build_scan(segments, runnable, session.dialect, families)
+    state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
+    _measure(state, session, scan, families)
+
+
+def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Family]) -> None:
+    """Runs one scan; a failed fused scan falls back to one statement per rule."""
+    if not scan.plans:
+        return
+    if state.remaining() <= 0:
+        state.settle(scan.plans, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    started = state.clock()
+    try:
+        row = session.fetch_row(scan.sql, state.remaining())
+    except Interrupted:
+        state.settle(scan.plans, Status.INCONCLUSIVE, _limit_code(state))
+        return
+    except ProviderError as error:
+        if len(scan.plans) == 1:
+            state.settle(scan.plans, Status.ERROR, error.category, error.code)
+            return
+        for plan in scan.plans:  # one bad rule must not take the others down
+            alone = build_scan(scan.object_segments, [plan], session.dialect, families)
+            _measure(state, session, alone, families)
+        return
+    elapsed = int((state.clock() - started) * 1000)
+    for index, plan in enumerate(scan.plans):
+        state.results[plan.rule.key] = _evaluate(
+            plan, row[index + 1], row[0], elapsed, fused=len(scan.plans) > 1,
+            sql=scan.sql if state.options.show_sql else None,
+        )
+
+
+def _limit_code(state: _Run) -> str:
+    return "budget-exhausted" if state.budget_bound() else "timeout"
+
+
+def _find(session: Session, columns: dict[str, Any], name: str) -> str | None:
+    if name in columns:
+        return name
+    return next((c for c in columns if session.dialect.same_name(c, name)), None)
+
+
+def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: bool,
+              sql: str | None) -> RuleResult:
+    rule = plan.rule
+    common: dict[str, Any] = {"unit": rule.unit, "elapsed_ms": elapsed_ms, "fused": fused,
+                              "sql": sql}
+    if raw is None:
+        return _result(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("null-result"), **common)
+    try:
+        count = measured_value(raw)
+        population = measured_value(rows)
+    except NotExact:
+        return _result(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("not-a-number"), **common)
+    assert isinstance(count, Fraction) and isinstance(population, Fraction)
+    evidence = {"numerator": int(count), "denominator": int(population)} if plan.percent \
+        else {"rows": int(population)}
+    value: Fraction = count
+    if plan.percent:
+        if population == 0:
+            return _result(rule, Status.INCONCLUSIVE, evidence=evidence,
+                           diagnostic=diagnostic("zero-rows"), **common)
+        value = 100 * count / population
+    judged = verdict(rule.expectations, value)
+    status = Status(judged.status)
+    return _result(
+        rule, status, value=value, evidence=evidence, failed=judged.failed,
+        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **common,
+    )

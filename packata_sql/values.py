@@ -1,0 +1,71 @@
+"""Exact scalars: every number the engine compares is a Fraction, never a float.
+
+Drivers return ints, Decimals and floats depending on the engine and the aggregate; contract
+operands arrive as ints, Decimals or numeric strings. Both go through here, in one place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+_NUMERIC_TEXT = re.compile(r"^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+DISPLAY_PLACES = 6
+
+
+class NotExact(ValueError):
+    """The value is not a finite number (or boolean, where allowed)."""
+
+
+def exact_number(value: object, *, allow_text: bool) -> Fraction:
+    """A finite number as a Fraction; booleans, NaN, infinities and other text are refused."""
+    if isinstance(value, bool):
+        raise NotExact("boolean")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise NotExact("not finite")
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise NotExact("not finite")
+        return Fraction(Decimal(repr(value)))
+    if isinstance(value, str) and allow_text and _NUMERIC_TEXT.match(value):
+        try:
+            return Fraction(Decimal(value.strip()))
+        except InvalidOperation:
+            raise NotExact("not a number") from None
+    raise NotExact("not a number")
+
+
+def measured_value(value: object) -> Fraction | bool:
+    """A driver's cell as an exact measurement. Floats keep their shortest decimal reading."""
+    if isinstance(value, bool):
+        return value
+    return exact_number(value, allow_text=False)
+
+
+def to_decimal(value: Fraction) -> Decimal:
+    """Exact when the fraction terminates in base ten, else rounded (for display only)."""
+    if value.denominator == 1:
+        return Decimal(value.numerator)
+    twos = fives = 0
+    rest = value.denominator
+    while rest % 2 == 0:
+        rest, twos = rest // 2, twos + 1
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    if rest == 1:
+        places = max(twos, fives)
+        return Decimal(value.numerator * (10**places // value.denominator)).scaleb(-places)
+    return Decimal(round(value * 10**DISPLAY_PLACES)).scaleb(-DISPLAY_PLACES)
+
+
+def format_value(value: Fraction | bool) -> str:
+    """The text users see and JSON carries: plain notation, no exponent, no float noise."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return format(to_decimal(value), "f")
