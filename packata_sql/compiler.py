@@ -13,6 +13,7 @@ from packata_sql.contracts.model import (
     Level,
     Library,
     Rule,
+    SchemaObject,
     Site,
     Sql,
     Text,
@@ -29,6 +30,7 @@ class Plan:
     library: Library
     object_segments: tuple[str, ...]
     columns: tuple[str, ...]
+    declared_types: tuple[str | None, ...] = ()  # the contract's logicalType of each column
 
     @property
     def percent(self) -> bool:
@@ -102,4 +104,12 @@ def _compile_rule(
         return None, problems
     columns = handler.columns(rule, definition, schema)
     segments = (*prefix, rule.target.physical_object)
-    return Plan(rule, handler, definition, segments, columns), problems
+    declared = tuple(_declared_type(rule, schema, column) for column in columns)
+    return Plan(rule, handler, definition, segments, columns, declared), problems
+
+
+def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
+    if column == rule.target.physical_property:
+        return rule.target.logical_type
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return found.logical_type if found else None

@@ -34,9 +34,9 @@ class Endpoint:
 
 def parse_url(url: str) -> Endpoint:
     """`duckdb:///rel.duckdb`, `duckdb:////abs.duckdb`, `duckdb:///:memory:`, `sqlite:///f.db`."""
-    scheme, _, rest = url.partition("://")
+    scheme, separator, _ = url.partition("://")
     engine = scheme.split("+", 1)[0].lower()
-    if engine not in ("duckdb", "sqlite") or not _:
+    if engine not in ("duckdb", "sqlite") or not separator:
         raise EndpointError(
             f"unsupported database URL scheme '{scheme}' (this version reads duckdb:// and sqlite://)"
         )

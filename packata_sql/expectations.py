@@ -161,9 +161,10 @@ def _contradictory(expectations: tuple[Expectation, ...]) -> bool:
                 tighten_lower(operand, item.operator is Operator.GT)
             elif item.operator in (Operator.LT, Operator.LE):
                 tighten_upper(operand, item.operator is Operator.LT)
-    if lower is not None and upper is not None:
-        if lower[0] > upper[0] or (lower[0] == upper[0] and (lower[1] or upper[1])):
-            return True
+    if lower is not None and upper is not None and (
+        lower[0] > upper[0] or (lower[0] == upper[0] and (lower[1] or upper[1]))
+    ):
+        return True
     if equal is None:
         return False
     if any(type(equal) is type(other) and equal == other for other in unequal):

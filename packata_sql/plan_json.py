@@ -14,7 +14,7 @@ FORMAT = "packata-sql/plan@1"
 
 
 def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> dict[str, Any]:
-    families = declared_families(compiled.plans)
+    families = declared_families(compiled.plans, dialect)
     rules: dict[str, dict[str, Any]] = {}
     scans = []
     for segments, plans in group_by_object(compiled.plans):

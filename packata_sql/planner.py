@@ -42,7 +42,7 @@ def build_scan(
 ) -> Scan:
     table = dialect.table(segments)
     context = MeasureContext(dialect, table, families)
-    columns: list[exp.Expression] = [exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)]
+    columns: list[exp.Expr] = [exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)]
     measured: list[Plan] = []
     mismatched: list[Plan] = []
     for plan in plans:
@@ -57,12 +57,13 @@ def build_scan(
     return Scan(segments, tuple(measured), sql, tuple(mismatched))
 
 
-def declared_families(plans: Sequence[Plan]) -> dict[str, Family | None]:
-    """Column families known without a database: the declared logical types (for `compile`)."""
+def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Family | None]:
+    """Column families known without a database (for `compile`): the declared logical types,
+    or DYNAMIC on an engine where any cell may hold any type."""
     from packata_sql.catalog.base import logical_family
 
     return {
-        plan.rule.target.physical_property: logical_family(plan.rule.target.logical_type)
+        name: Family.DYNAMIC if dialect.dynamic_typing else logical_family(declared)
         for plan in plans
-        if plan.rule.target.physical_property
+        for name, declared in zip(plan.columns, plan.declared_types, strict=True)
     }

@@ -10,7 +10,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 from urllib.parse import quote
 
 from packata_sql.catalog.patterns import pattern_problem
@@ -24,7 +24,7 @@ TRUSTED = "trusted"
 class ProviderError(Exception):
     """A failure the engine reported, as a category users can act on plus the provider code."""
 
-    MESSAGES = {
+    MESSAGES: ClassVar[dict[str, str]] = {
         "connection-failed": "could not open a read-only connection to the database",
         "missing-object": "the object does not exist or cannot be read",
         "permission-denied": "the read-only session refused the statement",
@@ -121,7 +121,7 @@ class DuckDBSession(_Timed):
             self.read_only = TRUSTED
         else:
             self.read_only = ENFORCED
-        config = {
+        config: dict[str, str | bool | int | float | list[str]] = {
             "enable_external_access": False,
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
@@ -172,10 +172,8 @@ class SQLiteSession(_Timed):
     def __init__(self, endpoint: Endpoint) -> None:
         self.dialect = get_dialect("sqlite")
         self.read_only = ENFORCED
-        if endpoint.in_memory:
-            target = "file::memory:?mode=ro"
-        else:
-            target = f"file:{quote(endpoint.database)}?mode=ro"
+        location = ":memory:" if endpoint.in_memory else quote(endpoint.database)
+        target = f"file:{location}?mode=ro"
         try:
             self._conn = sqlite3.connect(target, uri=True, check_same_thread=False)
             self._conn.execute("PRAGMA query_only = ON")

@@ -73,14 +73,14 @@ class MeasureContext:
     def family(self, name: str) -> Family | None:
         return self.families.get(name)
 
-    def key(self, name: str) -> exp.Expression:
+    def key(self, name: str) -> exp.Expr:
         """A column as a byte-exact key, where collations could otherwise merge values."""
         column = self.column(name)
         if self.family(name) in (Family.TEXT, Family.DYNAMIC):
             return self.dialect.binary_key(column)
         return column
 
-    def member_match(self, name: str, member: object) -> exp.Expression:
+    def member_match(self, name: str, member: object) -> exp.Expr:
         column = self.column(name)
         if member is None:
             return exp.Is(this=column, expression=exp.Null())
@@ -101,8 +101,8 @@ class MeasureContext:
         assert isinstance(member, int | Decimal)
         return self.dialect.number_equals(column, Fraction(member))
 
-    def any_member(self, name: str, members: tuple[object, ...]) -> exp.Expression:
-        matches = [exp.paren(self.member_match(name, m), copy=False) for m in members]
+    def any_member(self, name: str, members: tuple[object, ...]) -> exp.Expr:
+        matches: list[exp.Expr] = [exp.paren(self.member_match(name, m), copy=False) for m in members]
         if not matches:
             return exp.false()
         combined = matches[0]
@@ -153,7 +153,7 @@ class MetricHandler:
         return (rule.target.physical_property,) if rule.target.physical_property else ()
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expression:
+              columns: tuple[str, ...]) -> exp.Expr:
         raise NotImplementedError
 
 

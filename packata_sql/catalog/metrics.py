@@ -19,11 +19,11 @@ from packata_sql.dialects import Dialect, Family
 _ONE = exp.Literal.number(1)
 
 
-def _count_when(condition: exp.Expression) -> exp.Expression:
+def _count_when(condition: exp.Expr) -> exp.Expr:
     return exp.Count(this=exp.Case().when(condition, _ONE))
 
 
-def _rows() -> exp.Expression:
+def _rows() -> exp.Expr:
     return exp.Count(this=exp.Star())
 
 
@@ -34,7 +34,7 @@ class RowCount(MetricHandler):
     percent = False
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expression:
+              columns: tuple[str, ...]) -> exp.Expr:
         return _rows()
 
 
@@ -42,7 +42,7 @@ class NullValues(MetricHandler):
     name = "nullValues"
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expression:
+              columns: tuple[str, ...]) -> exp.Expr:
         return exp.Sub(this=_rows(), expression=exp.Count(this=context.column(columns[0])))
 
 
@@ -58,7 +58,7 @@ class MissingValues(MetricHandler):
                              rule.target.logical_type, site, self.name)
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expression:
+              columns: tuple[str, ...]) -> exp.Expr:
         members = library.argument("missingValues")
         assert isinstance(members, tuple)
         return _count_when(context.any_member(columns[0], members))
@@ -100,10 +100,10 @@ class InvalidValues(MetricHandler):
         return [site.finding("unsupported-pattern", problem)] if problem else []
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expression:
+              columns: tuple[str, ...]) -> exp.Expr:
         name = columns[0]
         column = context.column(name)
-        criteria: list[exp.Expression] = []
+        criteria: list[exp.Expr] = []
         if library.has("validValues"):
             members = library.argument("validValues")
             assert isinstance(members, tuple)
@@ -166,7 +166,7 @@ class DuplicateValues(MetricHandler):
         return tuple(p.physical for p in declared if p is not None)
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expression:
+              columns: tuple[str, ...]) -> exp.Expr:
         if len(columns) == 1:
             # COUNT(DISTINCT) skips NULL; NULL is one more key when present (SEMANTICS 3).
             null_key = exp.Coalesce(

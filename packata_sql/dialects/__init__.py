@@ -28,6 +28,8 @@ class Dialect:
     sqlglot_name: str = ""
     #: Whether the engine matches quoted identifiers case-insensitively (DuckDB, SQLite).
     case_insensitive_names: bool = False
+    #: Whether any cell may hold any type, so typed comparisons are guarded per cell.
+    dynamic_typing: bool = False
 
     def identifier(self, name: str) -> exp.Identifier:
         return exp.Identifier(this=name, quoted=True)
@@ -43,7 +45,7 @@ class Dialect:
             return exp.Table(this=parts[1], db=parts[0])
         return exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3])
 
-    def render(self, expression: exp.Expression) -> str:
+    def render(self, expression: exp.Expr) -> str:
         return expression.sql(dialect=self.sqlglot_name)
 
     def same_name(self, left: str, right: str) -> bool:
@@ -52,24 +54,24 @@ class Dialect:
         return left == right
 
     # Typed comparisons (SEMANTICS 3.2): text is compared binary, never through a cast.
-    def text_equals(self, column: exp.Expression, text: str) -> exp.Expression:
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         raise NotImplementedError
 
-    def number_equals(self, column: exp.Expression, number: Fraction) -> exp.Expression:
+    def number_equals(self, column: exp.Expr, number: Fraction) -> exp.Expr:
         return exp.EQ(this=column, expression=number_literal(number))
 
-    def boolean_equals(self, column: exp.Expression, value: bool) -> exp.Expression:
+    def boolean_equals(self, column: exp.Expr, value: bool) -> exp.Expr:
         return exp.EQ(this=column, expression=exp.Boolean(this=value))
 
-    def is_text(self, column: exp.Expression) -> exp.Expression | None:
+    def is_text(self, column: exp.Expr) -> exp.Expr | None:
         """A run-time guard that the cell holds text, for dynamically typed engines."""
         return None
 
-    def binary_key(self, column: exp.Expression) -> exp.Expression:
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
 
-    def regex_search(self, column: exp.Expression, pattern: str) -> exp.Expression:
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         raise NotImplementedError
 
     def pattern_problem(self, pattern: str) -> str | None:
@@ -80,7 +82,7 @@ class Dialect:
         return Family.OTHER
 
 
-def number_literal(number: Fraction) -> exp.Expression:
+def number_literal(number: Fraction) -> exp.Expr:
     """An exact numeric literal: integers as integers, terminating decimals in plain notation."""
     from packata_sql.values import format_value
 

@@ -19,13 +19,13 @@ class DuckDB(Dialect):
     sqlglot_name = "duckdb"
     case_insensitive_names = True
 
-    def text_equals(self, column: exp.Expression, text: str) -> exp.Expression:
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
-    def binary_key(self, column: exp.Expression) -> exp.Expression:
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
         return exp.Collate(this=column, expression=exp.Identifier(this="binary", quoted=True))
 
-    def regex_search(self, column: exp.Expression, pattern: str) -> exp.Expression:
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
 
     def pattern_problem(self, pattern: str) -> str | None:

@@ -9,7 +9,7 @@ import sqlglot.expressions as exp
 from packata_sql.dialects import Dialect, Family, number_literal
 
 
-def _typeof_in(column: exp.Expression, *storage_classes: str) -> exp.Expression:
+def _typeof_in(column: exp.Expr, *storage_classes: str) -> exp.Expr:
     typeof = exp.Anonymous(this="typeof", expressions=[column])
     if len(storage_classes) == 1:
         return exp.EQ(this=typeof, expression=exp.Literal.string(storage_classes[0]))
@@ -20,28 +20,29 @@ class SQLite(Dialect):
     name = "sqlite"
     sqlglot_name = "sqlite"
     case_insensitive_names = True
+    dynamic_typing = True
 
-    def text_equals(self, column: exp.Expression, text: str) -> exp.Expression:
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
             this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
         ))
         return exp.and_(_typeof_in(column, "text"), equals)
 
-    def number_equals(self, column: exp.Expression, number: Fraction) -> exp.Expression:
+    def number_equals(self, column: exp.Expr, number: Fraction) -> exp.Expr:
         equals = exp.EQ(this=column, expression=number_literal(number))
         return exp.and_(_typeof_in(column, "integer", "real"), equals)
 
-    def boolean_equals(self, column: exp.Expression, value: bool) -> exp.Expression:
+    def boolean_equals(self, column: exp.Expr, value: bool) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))
         return exp.and_(_typeof_in(column, "integer"), equals)
 
-    def is_text(self, column: exp.Expression) -> exp.Expression:
+    def is_text(self, column: exp.Expr) -> exp.Expr:
         return _typeof_in(column, "text")
 
-    def binary_key(self, column: exp.Expression) -> exp.Expression:
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
         return exp.Collate(this=column, expression=exp.Var(this="BINARY"))
 
-    def regex_search(self, column: exp.Expression, pattern: str) -> exp.Expression:
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # `x REGEXP p` calls the `regexp(p, x)` function that the session registers.
         return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
 

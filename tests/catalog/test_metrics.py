@@ -1,0 +1,336 @@
+"""SEMANTICS 3: every library metric as a worked example, executed on DuckDB and SQLite."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from packata_sql.report import Report, RuleResult, Status
+
+
+def only(report: Report) -> RuleResult:
+    assert len(report.results) == 1, report.results
+    return report.results[0]
+
+
+def column_table(values: list[object], kind: str = "text", name: str = "c") -> list[tuple]:
+    return [("t", [(name, kind)], [(v,) for v in values])]
+
+
+# SEMANTICS 3, rowCount: every row, including rows with NULL fields; empty table → 0.
+def test_row_count_counts_rows_with_nulls(engine, check, contract_for):
+    contract = contract_for("", object_rules="- metric: rowCount\n  mustBe: 3")
+    result = only(check(engine, contract, column_table(["a", None, None])))
+    assert (result.status, result.value) == (Status.PASSED, 3)
+
+
+def test_row_count_of_empty_table_is_zero(engine, check, contract_for):
+    contract = contract_for("", object_rules="- metric: rowCount\n  mustBeGreaterThan: 0")
+    result = only(check(engine, contract, column_table([])))
+    assert (result.status, result.value, result.failed) == (Status.FAILED, 0, ("> 0",))
+
+
+def test_row_count_percent_is_a_finding(engine, check, contract_for):
+    contract = contract_for("", object_rules="- metric: rowCount\n  unit: percent\n  mustBe: 1")
+    result = only(check(engine, contract, column_table(["a"])))
+    assert result.status is Status.SKIPPED
+    assert result.diagnostic.code == "unit-not-supported"
+
+
+# SEMANTICS 3, nullValues: SQL NULL only; empty strings and markers are not NULL.
+def test_null_values_ignore_empty_strings_and_markers(engine, check, contract_for):
+    contract = contract_for("- metric: nullValues\n  mustBe: 2")
+    result = only(check(engine, contract, column_table(["", "NULL", "null", None, None, "x"])))
+    assert (result.status, result.value) == (Status.PASSED, 2)
+
+
+def test_null_values_percent_uses_every_row(engine, check, contract_for):
+    contract = contract_for("- metric: nullValues\n  unit: percent\n  mustBeLessThan: 10")
+    result = only(check(engine, contract, column_table([None, "a", "b"])))
+    assert result.status is Status.FAILED
+    assert result.value == Fraction(100, 3)
+    assert result.evidence == {"numerator": 1, "denominator": 3}
+
+
+def test_percent_of_empty_table_is_inconclusive(engine, check, contract_for):
+    contract = contract_for("- metric: nullValues\n  unit: percent\n  mustBe: 0")
+    result = only(check(engine, contract, column_table([])))
+    assert result.status is Status.INCONCLUSIVE
+    assert result.diagnostic.code == "zero-rows"
+
+
+# SEMANTICS 3, missingValues: members of the list; NULL only when the list holds null.
+def test_missing_values_count_members_but_not_null_unless_listed(engine, check, contract_for):
+    rules = """
+    - metric: missingValues
+      arguments: {missingValues: ['', 'N/A']}
+      mustBe: 2
+    - metric: missingValues
+      arguments: {missingValues: ['', 'N/A', null]}
+      mustBe: 3
+    - metric: missingValues
+      arguments: {missingValues: []}
+      mustBe: 0
+    """
+    report = check(engine, contract_for(rules), column_table(["", "N/A", None, "n/a", " ", "x"]))
+    assert [(r.status, r.value) for r in report.results] == [
+        (Status.PASSED, 2), (Status.PASSED, 3), (Status.PASSED, 0)
+    ]
+
+
+def test_missing_values_requires_its_list(engine, check, contract_for):
+    result = only(check(engine, contract_for("- metric: missingValues\n  mustBe: 0"),
+                        column_table(["a"])))
+    assert result.status is Status.SKIPPED
+    assert result.diagnostic.code == "missing-argument"
+
+
+# SEMANTICS 3.2: text equality is exact: case, accents and trailing spaces matter.
+def test_text_membership_is_binary_whatever_the_collation(engine, check, contract_for):
+    rules = """
+    - metric: invalidValues
+      arguments: {validValues: ['a', 'é']}
+      mustBe: 0
+    """
+    values = ["a", "A", "a ", "e", "é", "É"]
+    result = only(check(engine, contract_for(rules), column_table(values, "nocase")))
+    assert result.value == 4  # A, "a ", e, É
+
+
+# SEMANTICS 3.2: 1, 1.0 and "1" are different members; no silent casts.
+def test_numeric_member_never_matches_text_cells(engine, check, contract_for):
+    rules = """
+    - metric: missingValues
+      arguments: {missingValues: [1]}
+      mustBe: 0
+    """
+    result = only(check(engine, contract_for(rules, logical_type="string"),
+                        column_table(["1", "1.0", "x"])))
+    assert result.status is Status.SKIPPED  # a number member on a string property
+    assert result.diagnostic.code == "member-type-mismatch"
+
+
+def test_text_member_never_matches_number_cells_without_declared_type(engine, check):
+    contract = """
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: t
+    version: 1.0.0
+    status: active
+    schema:
+      - name: t
+        properties:
+          - name: n
+            quality:
+              - metric: missingValues
+                arguments: {missingValues: ['1', '', null]}
+                mustBe: 1
+    """
+    result = only(check(engine, contract, column_table([1, 2, None], "int", "n")))
+    assert (result.status, result.value) == (Status.PASSED, 1)  # only the NULL
+
+
+def test_numeric_members_compare_mathematically(engine, check, contract_for):
+    rules = """
+    - metric: invalidValues
+      arguments: {validValues: [1, 2.5]}
+      mustBe: 1
+    """
+    result = only(check(engine, contract_for(rules, column="n", logical_type="number"),
+                        column_table([1, 2.5, 1.0, 3], "decimal", "n")))
+    assert (result.status, result.value) == (Status.PASSED, 1)
+
+
+# SEMANTICS 3, invalidValues: NULL is valid only when validValues holds null and no pattern.
+def test_invalid_values_null_handling(engine, check, contract_for):
+    rules = """
+    - metric: invalidValues
+      arguments: {validValues: ['a']}
+      mustBe: 2
+    - metric: invalidValues
+      arguments: {validValues: ['a', null]}
+      mustBe: 1
+    - metric: invalidValues
+      arguments: {validValues: ['a', null], pattern: '^a$'}
+      mustBe: 2
+    """
+    report = check(engine, contract_for(rules), column_table(["a", None, "b"]))
+    assert [(r.status, r.value) for r in report.results] == [
+        (Status.PASSED, 2), (Status.PASSED, 1), (Status.PASSED, 2)
+    ]
+
+
+# SEMANTICS 3.3: unanchored search semantics.
+def test_pattern_is_a_search_unless_anchored(engine, check, contract_for):
+    rules = """
+    - metric: invalidValues
+      arguments: {pattern: 'b'}
+      mustBe: 1
+    - metric: invalidValues
+      arguments: {pattern: '^b$'}
+      mustBe: 3
+    """
+    report = check(engine, contract_for(rules), column_table(["abc", "b", "xyz", "bb"]))
+    assert [(r.status, r.value) for r in report.results] == [(Status.PASSED, 1), (Status.PASSED, 3)]
+
+
+def test_valid_cell_satisfies_every_criterion(engine, check, contract_for):
+    rules = """
+    - metric: invalidValues
+      arguments: {validValues: ['ab', 'cd'], pattern: '^a'}
+      mustBe: 2
+    """
+    report = check(engine, contract_for(rules), column_table(["ab", "cd", "ax"]))
+    assert only(report).value == 2
+
+
+@pytest.mark.parametrize("pattern,code", [
+    ("(a+)+$", "unsafe-pattern"),
+    ("(x|y)*z", "unsafe-pattern"),
+    ("a" * 201, "unsafe-pattern"),
+    ("[unclosed", "unsafe-pattern"),
+])
+def test_guarded_patterns_are_findings(engine, check, contract_for, pattern, code):
+    rules = f"- metric: invalidValues\n  arguments: {{pattern: '{pattern}'}}\n  mustBe: 0"
+    result = only(check(engine, contract_for(rules), column_table(["a"])))
+    assert result.status is Status.SKIPPED
+    assert result.diagnostic.code == code
+    assert pattern not in result.diagnostic.message
+
+
+def test_lookaround_is_unsupported_on_duckdb_only(check, contract_for):
+    rules = "- metric: invalidValues\n  arguments: {pattern: 'a(?=b)'}\n  mustBe: 1"
+    duck = only(check("duckdb", contract_for(rules), column_table(["ab", "ac"])))
+    lite = only(check("sqlite", contract_for(rules), column_table(["ab", "ac"])))
+    assert (duck.status, duck.diagnostic.code) == (Status.SKIPPED, "unsupported-pattern")
+    assert (lite.status, lite.value) == (Status.PASSED, 1)
+
+
+def test_pattern_on_declared_non_text_property_is_a_finding(engine, check, contract_for):
+    rules = "- metric: invalidValues\n  arguments: {pattern: '^1'}\n  mustBe: 0"
+    result = only(check(engine, contract_for(rules, column="n", logical_type="integer"),
+                        column_table([1], "int", "n")))
+    assert result.diagnostic.code == "pattern-on-non-text"
+
+
+# SEMANTICS 3, duplicateValues: excess occurrences, NULL takes part in equality.
+def test_duplicates_count_excess_occurrences(engine, check, contract_for):
+    contract = contract_for("- metric: duplicateValues\n  mustBe: 3")
+    result = only(check(engine, contract, column_table(["A", "A", "A", "B", "B", "C"])))
+    assert (result.status, result.value) == (Status.PASSED, 3)
+
+
+def test_duplicate_nulls_are_one_key(engine, check, contract_for):
+    contract = contract_for("- metric: duplicateValues\n  mustBe: 2")
+    result = only(check(engine, contract, column_table([None, None, None, "a"])))
+    assert (result.status, result.value) == (Status.PASSED, 2)
+
+
+def test_duplicates_are_case_and_space_exact(engine, check, contract_for):
+    contract = contract_for("- metric: duplicateValues\n  mustBe: 1")
+    result = only(check(engine, contract, column_table(["a", "A", "a ", "a"], "nocase")))
+    assert (result.status, result.value) == (Status.PASSED, 1)
+
+
+def test_composite_duplicates_on_object(engine, check):
+    contract = """
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: t
+    version: 1.0.0
+    status: active
+    schema:
+      - name: t
+        quality:
+          - metric: duplicateValues
+            arguments: {properties: [a, b]}
+            mustBe: 3
+          - metric: duplicateValues
+            arguments: {properties: [a, b]}
+            unit: percent
+            mustBe: 50
+        properties:
+          - {name: a, logicalType: string}
+          - {name: b, logicalType: integer}
+    """
+    rows = [("x", 1), ("x", 1), ("x", 2), (None, None), (None, None), (None, None)]
+    report = check(engine, contract, [("t", [("a", "text"), ("b", "int")], rows)])
+    assert [(r.status, r.value) for r in report.results] == [(Status.PASSED, 3), (Status.PASSED, 50)]
+
+
+def test_composite_duplicates_need_declared_properties(engine, check):
+    contract = """
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: t
+    version: 1.0.0
+    status: active
+    schema:
+      - name: t
+        quality:
+          - metric: duplicateValues
+            arguments: {properties: [a, nope]}
+            mustBe: 0
+          - metric: duplicateValues
+            mustBe: 0
+        properties:
+          - {name: a}
+    """
+    report = check(engine, contract, [("t", [("a", "text")], [("x",)])])
+    assert [(r.status, r.diagnostic.code) for r in report.results] == [
+        (Status.SKIPPED, "unknown-property"), (Status.SKIPPED, "missing-argument")
+    ]
+
+
+@pytest.mark.parametrize("rule,code", [
+    ("- metric: rowCount\n  mustBe: 1", "wrong-scope"),
+    ("- metric: fooValues\n  mustBe: 1", "unknown-metric"),
+    ("- metric: nullValues\n  arguments: {x: 1}\n  mustBe: 1", "unknown-argument"),
+    ("- metric: nullValues\n  unit: bytes\n  mustBe: 1", "unknown-unit"),
+    ("- metric: invalidValues\n  mustBe: 1", "missing-argument"),
+    ("- metric: invalidValues\n  arguments: {validValues: [[1]]}\n  mustBe: 1", "invalid-argument"),
+])
+def test_malformed_library_rules_are_skipped_with_findings(engine, check, contract_for, rule, code):
+    result = only(check(engine, contract_for(rule), column_table(["a"])))
+    assert result.status is Status.SKIPPED
+    assert result.diagnostic.code == code
+
+
+def test_missing_column_is_inconclusive_and_the_rest_still_runs(engine, check, contract_for):
+    contract = contract_for("- metric: nullValues\n  mustBe: 0", column="nope",
+                            object_rules="- metric: rowCount\n  mustBe: 1")
+    report = check(engine, contract, column_table(["a"]))
+    assert [(r.status, r.diagnostic.code if r.diagnostic else None) for r in report.results] == [
+        (Status.PASSED, None), (Status.INCONCLUSIVE, "missing-column")
+    ]
+
+
+def test_missing_table_is_error(engine, check, contract_for):
+    contract = contract_for("- metric: nullValues\n  mustBe: 0", table="absent")
+    result = only(check(engine, contract, column_table(["a"])))
+    assert (result.status, result.diagnostic.code) == (Status.ERROR, "missing-object")
+
+
+@pytest.mark.parametrize("name", ['a"b', "a`b", "a]b", "select", "Mixed Case", "naïve", "a.b", "a'b"])
+def test_odd_column_and_table_names(engine, check, contract_for, name):
+    contract = contract_for("- metric: missingValues\n  arguments: {missingValues: [\"it's\"]}\n"
+                            "  mustBe: 1", column=name, table=name)
+    report = check(engine, contract, [(name, [(name, "text")], [("it's",), ("x",)])])
+    assert (only(report).status, only(report).value) == (Status.PASSED, 1)
+
+
+def test_fused_scan_runs_every_metric_once_per_object(engine, check, contract_for):
+    rules = """
+    - metric: nullValues
+      mustBe: 1
+    - metric: duplicateValues
+      mustBe: 1
+    - metric: invalidValues
+      arguments: {validValues: [a, b]}
+      mustBe: 1
+    """
+    report = check(engine, contract_for(rules, object_rules="- metric: rowCount\n  mustBe: 4"),
+                   column_table(["a", "a", None, "b"]))
+    assert all(r.status is Status.PASSED for r in report.results), report.results
+    assert all(r.fused for r in report.results)
