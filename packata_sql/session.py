@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol
 from urllib.parse import quote
@@ -38,6 +39,10 @@ class ProviderError(Exception):
         self.code = code
 
 
+Rows = list[tuple[Any, ...]]
+_STOP_GRACE_S = 10.0
+
+
 class Interrupted(Exception):
     """The statement was cancelled because its time limit ran out."""
 
@@ -64,7 +69,7 @@ def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
 
 
 class _Timed:
-    """Shared by the embedded engines: statements run under a timer that interrupts them."""
+    """Shared by the embedded engines: statements run under a deadline that interrupts them."""
 
     dialect: Dialect
     read_only: str
@@ -75,30 +80,52 @@ class _Timed:
     def _classify(self, error: Exception) -> ProviderError:
         raise NotImplementedError
 
-    def _execute(self, sql: str) -> list[tuple[Any, ...]]:
+    def _execute(self, sql: str) -> Rows:
         raise NotImplementedError
+
+    #: A statement that ignored its interruption still holds the connection.
+    _stuck = False
 
     def cancel(self) -> None:
         self._interrupt()
 
-    def _timed(self, action: Callable[[], list[tuple[Any, ...]]], limit_s: float) -> list[tuple[Any, ...]]:
-        fired = threading.Event()
+    def _stop(self, finished: threading.Event) -> None:
+        self._interrupt()
+        if not finished.wait(_STOP_GRACE_S):
+            self._stuck = True
 
-        def expire() -> None:
-            fired.set()
-            self._interrupt()
+    def _timed(self, action: Callable[[], Rows], limit_s: float) -> Rows:
+        """Runs `action` on a worker thread so that the main thread stays responsive: it
+        interrupts the statement when the limit passes or when Ctrl-C arrives (a statement
+        inside the engine's C code would otherwise hold off Python's signal handling)."""
+        if self._stuck:
+            raise ProviderError("provider-error", "connection-busy")
+        outcome: dict[str, Any] = {}
+        finished = threading.Event()  # not Thread.join: an interrupted join corrupts it (< 3.13)
 
-        timer = threading.Timer(max(limit_s, 0.001), expire)
-        timer.daemon = True
-        timer.start()
+        def work() -> None:
+            try:
+                outcome["rows"] = action()
+            except Exception as error:  # classified below, on the main thread
+                outcome["error"] = error
+            finally:
+                finished.set()
+
+        worker = threading.Thread(target=work, name="packata-sql-statement", daemon=True)
+        deadline = time.monotonic() + max(limit_s, 0.0)
+        worker.start()
         try:
-            return action()
-        except Exception as error:
-            if fired.is_set():
-                raise Interrupted from None
-            raise self._classify(error) from None
-        finally:
-            timer.cancel()
+            while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):
+                if time.monotonic() >= deadline:
+                    self._stop(finished)
+                    raise Interrupted
+        except KeyboardInterrupt:
+            self._stop(finished)
+            raise
+        if "error" in outcome:
+            raise self._classify(outcome["error"])
+        rows: Rows = outcome["rows"]
+        return rows
 
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
         rows = self._timed(lambda: self._execute(sql), limit_s)
@@ -145,21 +172,22 @@ class DuckDBSession(_Timed):
             return ProviderError("permission-denied", name)
         return ProviderError("provider-error", name)
 
-    def _execute(self, sql: str) -> list[tuple[Any, ...]]:
+    def _execute(self, sql: str) -> Rows:
         cursor = self._conn.execute(sql)
         return list(cursor.fetchmany(2))
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         sql = f"SELECT * FROM {self.dialect.render(self.dialect.table(segments))} LIMIT 0"
 
-        def describe() -> list[tuple[Any, ...]]:
+        def describe() -> Rows:
             return [(d[0], str(d[1])) for d in self._conn.execute(sql).description]
 
         described = self._timed(describe, 60)
         return {str(name): self.dialect.family(str(kind)) for name, kind in described}
 
     def close(self) -> None:
-        self._conn.close()
+        if not self._stuck:  # a busy connection cannot close; it goes with the process
+            self._conn.close()
 
 
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
@@ -208,7 +236,7 @@ class SQLiteSession(_Timed):
             return ProviderError("permission-denied", code)
         return ProviderError("provider-error", code)
 
-    def _execute(self, sql: str) -> list[tuple[Any, ...]]:
+    def _execute(self, sql: str) -> Rows:
         cursor = self._conn.execute(sql)
         try:
             return list(cursor.fetchmany(2))
@@ -218,7 +246,7 @@ class SQLiteSession(_Timed):
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         sql = f"SELECT * FROM {self.dialect.render(self.dialect.table(segments))} LIMIT 0"
 
-        def describe() -> list[tuple[Any, ...]]:
+        def describe() -> Rows:
             cursor = self._conn.execute(sql)
             try:
                 return [(d[0],) for d in cursor.description]
@@ -228,7 +256,8 @@ class SQLiteSession(_Timed):
         return {str(row[0]): Family.DYNAMIC for row in self._timed(describe, 60)}
 
     def close(self) -> None:
-        self._conn.close()
+        if not self._stuck:  # a busy connection cannot close; it goes with the process
+            self._conn.close()
 
 
 def _authorize(action: int, first: str | None, second: str | None, database: str | None,
