@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(BIN)/packata-sql demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check packata_sql tests integration benchmarks
+	$(BIN)/ruff check .
 	$(BIN)/mypy --strict packata_sql
 
 test: lint
