@@ -59,10 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trust-environment", action="store_true",
                        help="allow targets whose read-only mode the engine cannot enforce")
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
+    check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
+                       help="a value for {param:NAME} in SQL rules (types: int, decimal, "
+                            "string, bool, date; inferred when omitted)")
 
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
     compile_.add_argument("contract")
-    compile_.add_argument("--dialect", required=True, help="duckdb or sqlite")
+    compile_.add_argument("--dialect", required=True,
+                          help="duckdb, sqlite, postgres, mysql or sqlserver")
     compile_.add_argument("--format", choices=("json",), default="json")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")

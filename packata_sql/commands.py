@@ -11,8 +11,9 @@ from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
-from packata_sql.dialects import DIALECT_NAMES, get_dialect
+from packata_sql.dialects import BINDER_DIALECTS, get_dialect
 from packata_sql.endpoint import Endpoint, EndpointError, from_server, parse_url
+from packata_sql.parameters import ParameterError, parse_parameter
 from packata_sql.render import render
 from packata_sql.report import Report
 from packata_sql.runner import RunOptions, run
@@ -46,14 +47,22 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         unknown = [key for key in selected if key not in known]
         if unknown:
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
+    parameters = dict(_parameters(getattr(args, "param", [])))
     compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                select=selected)
+                                select=selected, parameters=parameters)
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
-        show_sql=args.show_sql, settings=settings,
+        show_sql=args.show_sql, settings=settings, parameters=parameters,
     )
     return run(contract, compiled, endpoint, options)
+
+
+def _parameters(raw: list[str]) -> list[tuple[str, object]]:
+    try:
+        return [parse_parameter(text) for text in raw]
+    except ParameterError as error:
+        raise UsageError(str(error)) from None
 
 
 def emit(report: Report, fmt: str, output: str | None) -> None:
@@ -83,8 +92,8 @@ def compile_plans(args: argparse.Namespace) -> int:
     from packata_sql.plan_json import plan_document
     from packata_sql.render.json import dumps
 
-    if args.dialect not in DIALECT_NAMES:
-        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(DIALECT_NAMES)})")
+    if args.dialect not in BINDER_DIALECTS:
+        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(BINDER_DIALECTS)})")
     contract = load_contract(args.contract, args.odcs_between)
     dialect = get_dialect(args.dialect)
     compiled = compile_contract(contract, dialect)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from packata_sql.catalog import MetricHandler, handler_for
 from packata_sql.contracts.model import (
@@ -19,6 +19,7 @@ from packata_sql.contracts.model import (
     Text,
 )
 from packata_sql.dialects import Dialect
+from packata_sql.template import bind
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,25 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class SqlPlan:
+    """An authored query, bound for one dialect: it runs as written (SEMANTICS 4)."""
+
+    rule: Rule
+    sql: str
+    parameters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Compiled:
     plans: tuple[Plan, ...]
+    sql_plans: tuple[SqlPlan, ...] = ()
     #: Rules that will not run, with the error finding that stopped each (first one wins).
-    blocked: dict[str, Finding]
-    findings: tuple[Finding, ...]
+    blocked: dict[str, Finding] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def executable(self) -> int:
+        return len(self.plans) + len(self.sql_plans)
 
 
 def compile_contract(
@@ -51,16 +66,19 @@ def compile_contract(
     *,
     prefix: Sequence[str] = (),
     select: Iterable[str] | None = None,
+    parameters: Iterable[str] | None = None,
 ) -> Compiled:
-    """`prefix` holds the server's database/schema segments placed before each object name."""
+    """`prefix` holds the server's database/schema segments placed before each object name;
+    `parameters` names the run's parameter values (None when compiling without a run)."""
     wanted = set(select) if select is not None else None
     rules = [r for r in contract.rules if wanted is None or r.key in wanted]
     keys = {r.key for r in rules}
     findings = [f for f in contract.findings if f.rule_key is None or f.rule_key in keys]
-    plans: list[Plan] = []
+    plans: list[Plan | SqlPlan] = []
+    known = None if parameters is None else frozenset(parameters)
     for rule in rules:
         site = Site(rule.source_path, rule.key, rule.line)
-        plan, problems = _compile_rule(rule, contract, dialect, tuple(prefix), site)
+        plan, problems = _compile_rule(rule, contract, dialect, tuple(prefix), site, known)
         findings.extend(problems)
         if plan is not None:
             plans.append(plan)
@@ -68,14 +86,19 @@ def compile_contract(
     for finding in findings:
         if finding.level is Level.ERROR and finding.rule_key is not None:
             blocked.setdefault(finding.rule_key, finding)
+    runnable = [p for p in plans if p.rule.key not in blocked]
     return Compiled(
-        tuple(p for p in plans if p.rule.key not in blocked), blocked, tuple(findings)
+        tuple(p for p in runnable if isinstance(p, Plan)),
+        tuple(p for p in runnable if isinstance(p, SqlPlan)),
+        blocked,
+        tuple(findings),
     )
 
 
 def _compile_rule(
-    rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...], site: Site
-) -> tuple[Plan | None, list[Finding]]:
+    rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...], site: Site,
+    parameters: frozenset[str] | None,
+) -> tuple[Plan | SqlPlan | None, list[Finding]]:
     definition = rule.definition
     if isinstance(definition, Text):
         return None, [site.finding("text-not-executable",
@@ -84,14 +107,16 @@ def _compile_rule(
         return None, [site.finding("custom-engine-not-supported",
                                    "custom rules for this engine are not executed by packata-sql")]
     if isinstance(definition, Sql):
-        return None, [site.finding("sql-not-supported-yet",
-                                   "SQL rules are not executed yet by this version")]
+        return _compile_sql(rule, definition, dialect, prefix, site, parameters)
     handler = handler_for(definition.metric)
     if handler is None:
         if not definition.metric:
             return None, []  # the loader already reported the missing metric
         return None, [site.finding("unknown-metric",
                                    f"'{definition.metric}' is not a metric of catalog odcs 3.2.0")]
+    if not dialect.library_metrics:
+        return None, [site.finding("dialect-not-supported",
+                                   f"library metrics are not rendered for {dialect.name} yet")]
     if rule.target.nested:
         return None, [site.finding("nested-property-not-supported",
                                    "quality on nested properties and array items is not executed yet")]
@@ -113,3 +138,24 @@ def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str 
         return rule.target.logical_type
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
     return found.logical_type if found else None
+
+
+def _compile_sql(
+    rule: Rule, definition: Sql, dialect: Dialect, prefix: tuple[str, ...], site: Site,
+    parameters: frozenset[str] | None,
+) -> tuple[SqlPlan | None, list[Finding]]:
+    if not definition.query.strip():
+        return None, [site.finding("missing-query", "a SQL rule needs a 'query'")]
+    target = rule.target
+    segments = (*prefix, target.physical_object) if target.physical_object else None
+    column = None if target.nested else target.physical_property
+    bound, problems = bind(definition.query, dialect, segments, column)
+    findings = [site.finding(p.code, p.message) for p in problems]
+    if bound is None:
+        return None, findings
+    missing = sorted(set(bound.parameters) - parameters) if parameters is not None else []
+    if missing:
+        return None, [site.finding(
+            "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
+        )]
+    return SqlPlan(rule, bound.sql, bound.parameters), findings

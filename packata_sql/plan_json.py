@@ -32,6 +32,16 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> d
                 "sql": alone.sql if alone.plans else None,
                 "parameters": [],
             }
+    for sql_plan in compiled.sql_plans:
+        rules[sql_plan.rule.key] = {
+            "key": sql_plan.rule.key,
+            "source_path": sql_plan.rule.source_path,
+            "status": "planned",
+            "metric": None,
+            "unit": sql_plan.rule.unit,
+            "sql": sql_plan.sql,
+            "parameters": list(sql_plan.parameters),
+        }
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         rules[key] = {"key": key, "source_path": rule.source_path, "status": "skipped",

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.compiler import Compiled, Plan
+from packata_sql.compiler import Compiled, Plan, SqlPlan
 from packata_sql.contracts.model import Contract, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
@@ -29,6 +29,10 @@ _DIAGNOSTICS = {
     "not-a-number": "the measurement is not a finite number or a boolean",
     "null-result": "the measurement is NULL",
     "cancelled": "the run was interrupted before this rule finished",
+    "no-result-set": "the query returned no result set",
+    "several-columns": "the query returned more than one column; a rule needs exactly one cell",
+    "no-rows": "the query returned no row; a rule needs exactly one cell",
+    "several-rows": "the query returned more than one row; a rule needs exactly one cell",
 }
 
 
@@ -38,6 +42,7 @@ class RunOptions:
     budget_s: float | None = None
     trust_environment: bool = False
     show_sql: bool = False
+    parameters: dict[str, object] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
 
 
@@ -68,7 +73,7 @@ class _Run:
     def budget_bound(self) -> bool:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
-    def settle(self, plans: Sequence[Plan], status: Status, code: str,
+    def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
                provider_code: str | None = None) -> None:
         for plan in plans:
             self.results.setdefault(plan.rule.key, _result(
@@ -91,28 +96,31 @@ def run(
             rule, Status.SKIPPED, unit=rule.unit,
             diagnostic=Diagnostic(finding.code, finding.message),
         )
+    everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
     interrupted = False
     read_only: str | None = None
     session: Session | None = None
     try:
-        if compiled.plans:
+        if compiled.executable:
             try:
                 session = open_session(endpoint, trust_environment=options.trust_environment)
                 read_only = session.read_only
             except ProviderError as error:
-                state.settle(compiled.plans, Status.ERROR, error.category, error.code)
+                state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
                 for segments, plans in group_by_object(compiled.plans):
                     _run_object(state, session, segments, plans)
+                for sql_plan in compiled.sql_plans:
+                    _run_sql(state, session, sql_plan)
     except KeyboardInterrupt:
         interrupted = True
         if session is not None:
             session.cancel()
-        state.settle(compiled.plans, Status.SKIPPED, "cancelled")
+        state.settle(everything, Status.SKIPPED, "cancelled")
     finally:
         if session is not None:
             session.close()
-    selected = {p.rule.key for p in compiled.plans} | set(compiled.blocked)
+    selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
                   interrupted, dict(options.settings))
@@ -211,3 +219,55 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
         rule, status, value=value, evidence=evidence, failed=judged.failed,
         diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **common,
     )
+
+
+def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
+    """An authored query: exactly one result set, one row, one column (SEMANTICS 4.4)."""
+    if state.remaining() <= 0:
+        state.settle([plan], Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    values = [state.options.parameters[name] for name in plan.parameters]
+    started = state.clock()
+    try:
+        result = session.fetch_cell(plan.sql, values, state.remaining())
+    except Interrupted:
+        state.settle([plan], Status.INCONCLUSIVE, _limit_code(state))
+        return
+    except ProviderError as error:
+        state.settle([plan], Status.ERROR, error.category, error.code)
+        return
+    elapsed = int((state.clock() - started) * 1000)
+    rule = plan.rule
+    common: dict[str, Any] = {"unit": rule.unit, "elapsed_ms": elapsed,
+                              "sql": plan.sql if state.options.show_sql else None}
+    shape = _shape_problem(result.width, len(result.rows))
+    if shape is not None:
+        state.results[rule.key] = _result(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(shape),
+                                          **common)
+        return
+    cell = result.rows[0][0]
+    if cell is None:
+        state.results[rule.key] = _result(rule, Status.INCONCLUSIVE,
+                                          diagnostic=diagnostic("null-result"), **common)
+        return
+    try:
+        value = measured_value(cell)
+    except NotExact:
+        state.results[rule.key] = _result(rule, Status.INCONCLUSIVE,
+                                          diagnostic=diagnostic("not-a-number"), **common)
+        return
+    judged = verdict(rule.expectations, value)
+    state.results[rule.key] = _result(
+        rule, Status(judged.status), value=value, failed=judged.failed,
+        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **common,
+    )
+
+
+def _shape_problem(width: int, rows: int) -> str | None:
+    if width == 0:
+        return "no-result-set"
+    if width > 1:
+        return "several-columns"
+    if rows == 0:
+        return "no-rows"
+    return "several-rows" if rows > 1 else None

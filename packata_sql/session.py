@@ -6,11 +6,14 @@ this module: failures become a `ProviderError` with a category and the provider'
 
 from __future__ import annotations
 
+import datetime
 import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, ClassVar, Protocol
 from urllib.parse import quote
 
@@ -40,7 +43,24 @@ class ProviderError(Exception):
 
 
 Rows = list[tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a statement returned, bounded: its column count (0 without a result set) and at
+    most two rows, enough to tell one row from several without reading the rest."""
+
+    width: int
+    rows: Rows
 _STOP_GRACE_S = 10.0
+
+
+class _Refused(Exception):
+    """The session refuses to send the statement at all (not exactly one SELECT)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 class Interrupted(Exception):
@@ -54,6 +74,8 @@ class Session(Protocol):
     def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
 
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result: ...
 
     def cancel(self) -> None: ...
 
@@ -80,7 +102,7 @@ class _Timed:
     def _classify(self, error: Exception) -> ProviderError:
         raise NotImplementedError
 
-    def _execute(self, sql: str) -> Rows:
+    def _execute(self, sql: str, parameters: Sequence[object] = ()) -> Result:
         raise NotImplementedError
 
     #: A statement that ignored its interruption still holds the connection.
@@ -123,15 +145,28 @@ class _Timed:
             self._stop(finished)
             raise
         if "error" in outcome:
-            raise self._classify(outcome["error"])
+            error = outcome["error"]
+            if isinstance(error, _Refused):
+                raise ProviderError("permission-denied", error.code)
+            raise self._classify(error)
         rows: Rows = outcome["rows"]
         return rows
 
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
-        rows = self._timed(lambda: self._execute(sql), limit_s)
+        rows = self._timed(lambda: self._execute(sql).rows, limit_s)
         if len(rows) != 1:
             raise ProviderError("provider-error", "not-one-row")
         return rows[0]
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
+        outcome: list[Result] = []
+
+        def action() -> Rows:
+            outcome.append(self._execute(sql, parameters))
+            return []
+
+        self._timed(action, limit_s)
+        return outcome[0]
 
 
 class DuckDBSession(_Timed):
@@ -172,9 +207,13 @@ class DuckDBSession(_Timed):
             return ProviderError("permission-denied", name)
         return ProviderError("provider-error", name)
 
-    def _execute(self, sql: str) -> Rows:
-        cursor = self._conn.execute(sql)
-        return list(cursor.fetchmany(2))
+    def _execute(self, sql: str, parameters: Sequence[object] = ()) -> Result:
+        statements = self._conn.extract_statements(sql)
+        if len(statements) != 1 or statements[0].type != self._duckdb.StatementType.SELECT:
+            raise _Refused("not-a-single-select")
+        cursor = self._conn.execute(sql, list(parameters))
+        width = len(cursor.description or ())
+        return Result(width, list(cursor.fetchmany(2)) if width else [])
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         sql = f"SELECT * FROM {self.dialect.render(self.dialect.table(segments))} LIMIT 0"
@@ -236,10 +275,11 @@ class SQLiteSession(_Timed):
             return ProviderError("permission-denied", code)
         return ProviderError("provider-error", code)
 
-    def _execute(self, sql: str) -> Rows:
-        cursor = self._conn.execute(sql)
+    def _execute(self, sql: str, parameters: Sequence[object] = ()) -> Result:
+        cursor = self._conn.execute(sql, tuple(_sqlite_value(p) for p in parameters))
         try:
-            return list(cursor.fetchmany(2))
+            width = len(cursor.description or ())
+            return Result(width, list(cursor.fetchmany(2)) if width else [])
         finally:
             cursor.close()
 
@@ -267,3 +307,15 @@ def _authorize(action: int, first: str | None, second: str | None, database: str
     if action == sqlite3.SQLITE_FUNCTION and (second or "").lower() not in _FORBIDDEN_FUNCTIONS:
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
+
+
+def _sqlite_value(value: object) -> object:
+    """SQLite has no decimal, date or boolean storage: integral decimals become integers,
+    others REAL (all SQLite has), dates ISO text, booleans 0/1."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return value

@@ -9,6 +9,8 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
+from packata_sql.dialects.lexical import LexicalRules
+
 
 class Family(Enum):
     """What kind of cell a column holds, as far as typed comparison is concerned."""
@@ -30,6 +32,21 @@ class Dialect:
     case_insensitive_names: bool = False
     #: Whether any cell may hold any type, so typed comparisons are guarded per cell.
     dynamic_typing: bool = False
+    #: Whether the library metrics are rendered for this engine yet.
+    library_metrics: bool = False
+    #: How authored SQL is split into code, strings, identifiers and comments.
+    lexical: LexicalRules = LexicalRules()
+    #: The driver's positional parameter marker.
+    parameter_marker: str = "?"
+    #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.
+    percent_escapes: bool = False
+
+    def quote_identifier(self, name: str) -> str:
+        """One identifier segment, quoted with the dialect's quote and its escape."""
+        return self.render(self.identifier(name))
+
+    def quote_path(self, segments: Sequence[str]) -> str:
+        return ".".join(self.quote_identifier(segment) for segment in segments)
 
     def identifier(self, name: str) -> exp.Identifier:
         return exp.Identifier(this=name, quoted=True)
@@ -92,10 +109,19 @@ def number_literal(number: Fraction) -> exp.Expr:
 def get_dialect(name: str) -> Dialect:
     """Raises KeyError for an engine packata-sql cannot render."""
     from packata_sql.dialects.duckdb import DuckDB
+    from packata_sql.dialects.mysql import MySQL
+    from packata_sql.dialects.postgres import Postgres
     from packata_sql.dialects.sqlite import SQLite
+    from packata_sql.dialects.sqlserver import SQLServer
 
-    known: dict[str, type[Dialect]] = {"duckdb": DuckDB, "sqlite": SQLite}
+    known: dict[str, type[Dialect]] = {
+        "duckdb": DuckDB, "sqlite": SQLite, "postgres": Postgres, "mysql": MySQL,
+        "sqlserver": SQLServer,
+    }
     return known[name]()
 
 
+#: Engines packata-sql connects to and renders library metrics for.
 DIALECT_NAMES = ("duckdb", "sqlite")
+#: Engines whose authored SQL the template binder understands.
+BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")

@@ -7,6 +7,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects.lexical import LexicalRules
 
 
 def _typeof_in(column: exp.Expr, *storage_classes: str) -> exp.Expr:
@@ -20,7 +21,12 @@ class SQLite(Dialect):
     name = "sqlite"
     sqlglot_name = "sqlite"
     case_insensitive_names = True
+    library_metrics = True
     dynamic_typing = True
+    lexical = LexicalRules(
+        identifiers={'"': '"', "`": "`", "[": "]"},
+        undoubled_identifiers=frozenset("["),
+    )
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(

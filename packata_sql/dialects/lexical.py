@@ -1,0 +1,26 @@
+"""Lexical rules an authored-SQL scanner needs, as data: one `LexicalRules` per dialect."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LexicalRules:
+    #: String quote characters → whether a backslash escapes the next character inside.
+    strings: dict[str, bool] = field(default_factory=lambda: {"'": False})
+    #: Identifier quote characters → their closing character; a doubled closer is an escape
+    #: unless the opener is listed in `undoubled_identifiers`.
+    identifiers: dict[str, str] = field(default_factory=lambda: {'"': '"'})
+    undoubled_identifiers: frozenset[str] = frozenset()
+    #: Prefix letters (E'…') that turn on backslash escapes for a standard string.
+    escape_string_prefixes: frozenset[str] = frozenset()
+    hash_comments: bool = False
+    #: MySQL: `--` starts a comment only when followed by white space or the end of the text.
+    dash_comment_needs_space: bool = False
+    #: A bare carriage return also ends a `--` comment (PostgreSQL and DuckDB).
+    cr_ends_line_comment: bool = False
+    nested_block_comments: bool = False
+    dollar_quotes: bool = False
+    #: MySQL executes the text of `/*! … */` comments.
+    executable_comments: bool = False
