@@ -72,8 +72,8 @@ def scan(text: str, rules: LexicalRules) -> list[Region]:
         if found is None:
             index += 1
             continue
-        if code_start < index:
-            regions.append(Region(CODE, code_start, index))
+        if code_start < found.start:
+            regions.append(Region(CODE, code_start, found.start))
         regions.append(found)
         index = code_start = found.end
     if code_start < length:

@@ -75,8 +75,10 @@ def check(tmp_path: Path) -> Checker:
         contract_path = tmp_path / f"contract{number}.yaml"
         contract_path.write_text(textwrap.dedent(contract), encoding="utf-8")
         loaded = load_odcs(str(contract_path), inclusive_between=inclusive_between)
-        compiled = compile_contract(loaded, get_dialect(engine), select=select)
-        return run(loaded, compiled, Endpoint(engine, str(database)), RunOptions(**options))
+        parameters = options.pop("parameters", {})
+        compiled = compile_contract(loaded, get_dialect(engine), select=select, parameters=parameters)
+        return run(loaded, compiled, Endpoint(engine, str(database)),
+                   RunOptions(parameters=parameters, **options))
 
     return run_check
 
