@@ -47,3 +47,43 @@ def test_compile_prints_plans_and_findings_without_a_database(tmp_path):
     assert rules["orders_description"]["finding"] == "text-not-executable"
     assert all(r["parameters"] == [] for r in plan["rules"])
     assert not Path("demo.duckdb").exists()
+
+
+def test_compile_shows_bound_sql_and_parameter_names(tmp_path):
+    contract = tmp_path / "c.yaml"
+    contract.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
+        "schema:\n  - name: t\n    physicalName: 'my t'\n    properties:\n      - name: c\n"
+        "        quality:\n          - type: sql\n"
+        "            query: \"SELECT COUNT(*) FROM {object} WHERE {property} LIKE 'a%' AND x = {param:p}\"\n"
+        "            mustBe: 0\n", encoding="utf-8")
+    for dialect, sql in [
+        ("postgres", "SELECT COUNT(*) FROM \"my t\" WHERE \"c\" LIKE 'a%%' AND x = %s"),
+        ("mysql", "SELECT COUNT(*) FROM `my t` WHERE `c` LIKE 'a%%' AND x = %s"),
+        ("sqlserver", "SELECT COUNT(*) FROM [my t] WHERE [c] LIKE 'a%' AND x = ?"),
+    ]:
+        done = run("compile", str(contract), "--dialect", dialect)
+        rule = json.loads(done.stdout)["rules"][0]
+        assert (rule["sql"], rule["parameters"]) == (sql, ["p"])
+
+
+def test_check_takes_typed_parameters(tmp_path):
+    import duckdb
+
+    database = tmp_path / "w.duckdb"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TABLE t AS SELECT 5 AS c")
+    connection.close()
+    contract = tmp_path / "c.yaml"
+    contract.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
+        "schema:\n  - name: t\n    quality:\n      - type: sql\n"
+        "        query: SELECT COUNT(*) FROM {object} WHERE c = {param:n}\n        mustBe: 1\n",
+        encoding="utf-8")
+    url = f"duckdb:///{database}"
+    assert run("check", str(contract), "--url", url, "--param", "n=5").returncode == 0
+    assert run("check", str(contract), "--url", url, "--param", "n:int=4").returncode == 1
+    bad = run("check", str(contract), "--url", url, "--param", "n:int=five")
+    assert bad.returncode == 3 and "five" not in bad.stderr
+    missing = run("check", str(contract), "--url", url, "--format", "json")
+    assert json.loads(missing.stdout)["rules"][0]["diagnostic"]["code"] == "missing-parameter"
