@@ -257,7 +257,7 @@ _MARKER = "\x00packata-param\x00"
 
 def finish(sql: str, dialect: Dialect, has_parameters: bool) -> str:
     """Escapes `%` for `%`-style drivers when parameters are passed, then writes markers."""
-    if dialect.percent_escapes and has_parameters:
+    if dialect.percent_escapes and (has_parameters or dialect.always_parameters):
         sql = sql.replace("%", "%%")
     return sql.replace(_MARKER, dialect.parameter_marker)
 

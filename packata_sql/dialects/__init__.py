@@ -40,6 +40,8 @@ class Dialect:
     parameter_marker: str = "?"
     #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.
     percent_escapes: bool = False
+    #: The session always passes a parameter list (so `%` is always escaped).
+    always_parameters: bool = False
 
     def quote_identifier(self, name: str) -> str:
         """One identifier segment, quoted with the dialect's quote and its escape."""
@@ -122,6 +124,6 @@ def get_dialect(name: str) -> Dialect:
 
 
 #: Engines packata-sql connects to and renders library metrics for.
-DIALECT_NAMES = ("duckdb", "sqlite")
+DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "mysql")
 #: Engines whose authored SQL the template binder understands.
 BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")

@@ -4,14 +4,24 @@ are not supported."""
 
 from __future__ import annotations
 
-from packata_sql.dialects import Dialect
+import sqlglot.expressions as exp
+
+from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import LexicalRules
+
+_BINARY_COLLATION = exp.Var(this="utf8mb4_bin")
+# pymysql field type codes
+_TEXT = {15, 253, 254, 249, 250, 251, 252}
+_NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
+_TEMPORAL = {7, 10, 11, 12, 13}
+_TINY = 1
 
 
 class MySQL(Dialect):
     name = "mysql"
     sqlglot_name = "mysql"
     case_insensitive_names = True
+    library_metrics = True
     lexical = LexicalRules(
         strings={"'": True, '"': True},
         identifiers={"`": "`"},
@@ -21,3 +31,33 @@ class MySQL(Dialect):
     )
     parameter_marker = "%s"
     percent_escapes = True
+
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
+        # utf8mb4_bin is PAD SPACE on some servers: the length check keeps trailing spaces exact.
+        same = exp.EQ(this=column, expression=exp.Collate(
+            this=exp.Literal.string(text), expression=_BINARY_COLLATION.copy()
+        ))
+        length = exp.EQ(this=exp.func("CHAR_LENGTH", column.copy()),
+                        expression=exp.Literal.number(len(text)))
+        return exp.and_(same, length)
+
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
+        return exp.Cast(this=column, to=exp.DataType.build("BINARY"))
+
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
+        # sqlglot writes REGEXP_LIKE, which MariaDB lacks; REGEXP works on both.
+        subject = self.render(exp.Collate(this=column, expression=_BINARY_COLLATION.copy()))
+        return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
+
+    def family(self, type_name: str) -> Family:
+        code, _, size = type_name.partition(":")
+        number = int(code) if code.isdigit() else -1
+        if number == _TINY and size == "1":
+            return Family.BOOLEAN
+        if number in _TEXT:
+            return Family.TEXT
+        if number in _NUMBER:
+            return Family.NUMBER
+        if number in _TEMPORAL:
+            return Family.TEMPORAL
+        return Family.OTHER

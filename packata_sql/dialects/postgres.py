@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect
+from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import LexicalRules
+
+_TEXT = {"text", "varchar", "bpchar", "char", "name", "citext"}
+_NUMBER = {"int2", "int4", "int8", "numeric", "float4", "float8", "oid", "money"}
+_TEMPORAL = {"date", "time", "timetz", "timestamp", "timestamptz", "interval"}
 
 
 class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
+    library_metrics = True
     lexical = LexicalRules(
         escape_string_prefixes=frozenset("Ee"),
         cr_ends_line_comment=True,
@@ -18,13 +23,29 @@ class Postgres(Dialect):
         dollar_quotes=True,
     )
     parameter_marker = "%s"
+    # psycopg runs statements through the extended protocol only when parameters are passed,
+    # so the session always passes a list and `%` is always written `%%`.
     percent_escapes = True
+    always_parameters = True
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
+        # "C" compares bytes, whatever the column's (possibly nondeterministic) collation.
         return exp.Collate(this=column, expression=exp.Identifier(this="C", quoted=True))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
-        return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
+        return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
+
+    def family(self, type_name: str) -> Family:
+        name = type_name.lower()
+        if name in _TEXT:
+            return Family.TEXT
+        if name in _NUMBER:
+            return Family.NUMBER
+        if name == "bool":
+            return Family.BOOLEAN
+        if name in _TEMPORAL:
+            return Family.TEMPORAL
+        return Family.OTHER
