@@ -1,0 +1,214 @@
+"""MySQL and MariaDB through PyMySQL.
+
+Every read-only mode is escapable there (`BEGIN NOT ATOMIC COMMIT; START TRANSACTION READ
+WRITE; … END`), so authored SQL needs a login whose grants are SELECT-only (read-only level
+`credentials`) or `--trust-environment`. Statements still run in `START TRANSACTION READ ONLY`
+on a session marked read-only, without the multi-statement flag, on an unbuffered cursor that
+reads two rows; the time limit is enforced server-side and by `KILL QUERY` from a control
+connection; a result with more rows is cut off by killing the connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from packata_sql.dialects import Family, get_dialect
+from packata_sql.endpoint import Endpoint
+from packata_sql.session import (
+    CONNECT_TIMEOUT_S,
+    CREDENTIALS,
+    ENFORCED,
+    TRUSTED,
+    ProviderError,
+    Result,
+    TimedSession,
+)
+
+_GRANT = re.compile(r"^GRANT\s+(.+?)\s+ON\s+", re.IGNORECASE | re.DOTALL)
+_HARMLESS = {"SELECT", "USAGE", "SHOW VIEW"}
+_AUTHENTICATION = {1045, 1698}
+_MISSING = {1146, 1049, 1051}
+_DENIED = {1142, 1143, 1227, 1044, 1792, 1290, 1370}
+_LOST = {2006, 2013, 2055, 1927, 1053}
+_TIMEOUT = {1969, 3024, 1317}
+
+
+def write_privileges(grants: Sequence[str]) -> list[str]:
+    """Privileges beyond SELECT in `SHOW GRANTS` lines (roles and proxies count as unknown)."""
+    found: list[str] = []
+    for line in grants:
+        match = _GRANT.match(line.strip())
+        if match is None:
+            found.append("unrecognised grant")
+            continue
+        for privilege in match.group(1).split(","):
+            name = re.sub(r"\s*\(.*\)$", "", privilege.strip()).upper()
+            if name not in _HARMLESS:
+                found.append(name)
+    return found
+
+
+class MySQLSession(TimedSession):
+    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+        import pymysql
+        import pymysql.cursors
+
+        self._pymysql = pymysql
+        self._endpoint = endpoint
+        self.dialect = get_dialect("mysql")
+        self._conn: Any = None
+        self._control: Any = None
+        self._connect()
+        self.privileges = self._inspect_login()
+        self.authored_allowed = not self.privileges or trust_environment
+        if not self.privileges:
+            self.read_only = CREDENTIALS
+        else:
+            self.read_only = TRUSTED if trust_environment else ENFORCED
+
+    def _open(self) -> Any:
+        endpoint = self._endpoint
+        try:
+            return self._pymysql.connect(
+                host=endpoint.host, port=endpoint.port or 3306, user=endpoint.user or "",
+                password=endpoint.password or "", database=endpoint.database or None,
+                connect_timeout=CONNECT_TIMEOUT_S, autocommit=False, charset="utf8mb4",
+                client_flag=0, local_infile=False,
+                cursorclass=self._pymysql.cursors.SSCursor,
+            )
+        except self._pymysql.Error as error:
+            raise self._connection_error(error) from None
+
+    def _connect(self) -> None:
+        self._conn = self._open()
+        self._mariadb = "mariadb" in str(self._conn.get_server_info()).lower()
+        with self._conn.cursor() as cursor:
+            cursor.execute("SET SESSION TRANSACTION READ ONLY")
+
+    def _connection_error(self, error: Exception) -> ProviderError:
+        code = error.args[0] if error.args and isinstance(error.args[0], int) else None
+        if code in _AUTHENTICATION:
+            return ProviderError("authentication-failed", str(code))
+        return ProviderError("connection-failed", str(code) if code else None)
+
+    def _inspect_login(self) -> list[str]:
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute("SHOW GRANTS")
+                grants = [str(row[0]) for row in cursor.fetchall()]
+        except self._pymysql.Error as error:
+            raise self._classify(error) from None
+        return write_privileges(grants)
+
+    def _ensure(self) -> None:
+        if self._conn is None or not self._conn.open:
+            self._connect()
+
+    def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        self._ensure()
+        statement = sql
+        if self._mariadb:
+            statement = f"SET STATEMENT max_statement_time={self._limit_s:.3f} FOR {sql}"
+        cursor = self._conn.cursor()
+        try:
+            if not self._mariadb:
+                cursor.execute(f"SET SESSION max_execution_time = {int(self._limit_s * 1000)}")
+            cursor.execute("START TRANSACTION READ ONLY")
+            cursor.execute(statement, parameters if parameters else None)
+            width = len(cursor.description or ())
+            rows = [tuple(r) for r in cursor.fetchmany(2)] if width else []
+            if len(rows) == 2 or not width:
+                # More rows may follow (reading them could take long), or another result
+                # set: drop the connection instead of draining it.
+                self._kill_connection()
+                return Result(width, rows)
+            if cursor.fetchone() is not None or cursor.nextset():
+                self._kill_connection()
+                return Result(width, rows if width else [])
+            self._conn.rollback()
+            return Result(width, rows)
+        except self._pymysql.Error:
+            self._discard()
+            raise
+        finally:
+            if self._conn is not None and self._conn.open:
+                cursor.close()
+
+    def _discard(self) -> None:
+        try:
+            if self._conn is not None and self._conn.open:
+                self._conn.rollback()
+        except self._pymysql.Error:
+            self._conn.close()
+
+    def _control_connection(self) -> Any:
+        if self._control is None or not self._control.open:
+            self._control = self._open()
+        return self._control
+
+    def _kill(self, what: str) -> None:
+        if self._conn is None or not self._conn.open:
+            return
+        try:
+            with self._control_connection().cursor() as cursor:
+                cursor.execute(f"KILL {what} {int(self._conn.thread_id())}")
+        except self._pymysql.Error:
+            pass  # the server-side limit still applies
+
+    def _kill_connection(self) -> None:
+        self._kill("CONNECTION")
+        with contextlib.suppress(self._pymysql.Error):
+            self._conn.close()
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        table = self.dialect.render(self.dialect.table(segments))
+        self._ensure()
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute("START TRANSACTION READ ONLY")
+            cursor.execute(f"SELECT * FROM {table} LIMIT 0")
+            description = cursor.description or []
+            cursor.fetchall()
+        except self._pymysql.Error:
+            self._discard()
+            raise
+        finally:
+            if self._conn.open:
+                cursor.close()
+                self._conn.rollback()
+        return {str(d[0]): self.dialect.family(f"{d[1]}:{d[3]}") for d in description}
+
+    _limit_s = 300.0
+
+    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
+        self._limit_s = max(limit_s, 0.001)
+        return super().fetch_row(sql, limit_s)
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
+        self._limit_s = max(limit_s, 0.001)
+        return super().fetch_cell(sql, parameters, limit_s)
+
+    def _interrupt(self) -> None:
+        self._kill("QUERY")
+
+    def _classify(self, error: Exception) -> ProviderError:
+        code = error.args[0] if error.args and isinstance(error.args[0], int) else None
+        label = str(code) if code is not None else type(error).__name__
+        if code in _LOST or isinstance(error, self._pymysql.err.InterfaceError):
+            return ProviderError("connection-lost", label)
+        if code in _MISSING:
+            return ProviderError("missing-object", label)
+        if code in _DENIED:
+            return ProviderError("permission-denied", label)
+        if code in _TIMEOUT:
+            return ProviderError("timeout", label)
+        return ProviderError("provider-error", label)
+
+    def close(self) -> None:
+        for connection in (self._conn, self._control):
+            if connection is not None and connection.open and not self._stuck:
+                with contextlib.suppress(self._pymysql.Error):
+                    connection.close()

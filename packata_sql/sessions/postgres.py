@@ -1,0 +1,175 @@
+"""PostgreSQL through psycopg 3: a read-only transaction per statement, a server-side cursor
+(DECLARE accepts one SELECT/VALUES/WITH only, and fetches two rows), `SET LOCAL
+statement_timeout` plus a client-side cancel, always rolled back.
+
+A read-only transaction does not stop superusers or members of the file/program roles from
+reading or writing server files, nor `dblink_exec` from writing elsewhere: such logins run
+generated SQL only, unless the host trusts the environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from packata_sql.dialects import Family, get_dialect
+from packata_sql.endpoint import Endpoint
+from packata_sql.session import (
+    CONNECT_TIMEOUT_S,
+    ENFORCED,
+    TRUSTED,
+    ProviderError,
+    Result,
+    TimedSession,
+)
+
+_RISKY_LOGIN = """
+SELECT r.rolsuper,
+       pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
+       pg_has_role(current_user, 'pg_write_server_files', 'MEMBER'),
+       pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER'),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
+               WHERE p.proname IN ('dblink_exec', 'dblink', 'dblink_send_query')
+                 AND has_function_privilege(p.oid, 'EXECUTE'))
+FROM pg_catalog.pg_roles r WHERE r.rolname = current_user
+"""
+_CURSOR = "packata_sql_cell"
+
+
+def login_risks(row: Sequence[Any]) -> list[str]:
+    """Names what lets this login escape a read-only transaction."""
+    labels = ("superuser", "pg_read_server_files", "pg_write_server_files",
+              "pg_execute_server_program", "dblink")
+    return [label for label, flag in zip(labels, row, strict=True) if flag]
+
+
+class PostgresSession(TimedSession):
+    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+        import psycopg
+
+        self._psycopg = psycopg
+        self._endpoint = endpoint
+        self.dialect = get_dialect("postgres")
+        self._conn: Any = None
+        self._connect()
+        self.risks = self._inspect_login()
+        self.authored_allowed = not self.risks or trust_environment
+        self.read_only = TRUSTED if self.risks and trust_environment else ENFORCED
+
+    def _connect(self) -> None:
+        endpoint = self._endpoint
+        try:
+            self._conn = self._psycopg.connect(
+                host=endpoint.host, port=endpoint.port, dbname=endpoint.database,
+                user=endpoint.user, password=endpoint.password or None,
+                connect_timeout=CONNECT_TIMEOUT_S, application_name="packata-sql",
+                autocommit=False,
+            )
+        except self._psycopg.Error as error:
+            raise self._connection_error(error) from None
+        self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
+
+    def _connection_error(self, error: Exception) -> ProviderError:
+        code = getattr(error, "sqlstate", None)
+        text = str(error).lower()
+        if code in ("28P01", "28000") or "password authentication failed" in text:
+            return ProviderError("authentication-failed", code or "28P01")
+        return ProviderError("connection-failed", code)
+
+    def _inspect_login(self) -> list[str]:
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute(_RISKY_LOGIN)
+                row = cursor.fetchone()
+        except self._psycopg.Error as error:
+            raise self._classify(error) from None
+        finally:
+            self._end()
+        return login_risks(row) if row else ["unknown-role"]
+
+    def _end(self) -> None:
+        """Ends the statement's transaction; a broken connection is replaced before the next."""
+        try:
+            if not self._conn.closed:
+                self._conn.rollback()
+        except self._psycopg.Error:
+            self._conn.close()
+
+    def _ensure(self) -> None:
+        if self._conn.closed or self._conn.broken:
+            self._connect()
+
+    def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        self._ensure()
+        try:
+            with self._conn.cursor() as setup:
+                setup.execute("SELECT set_config('statement_timeout', %s, true)",
+                              [str(self._limit_ms)])
+            cursor = self._conn.cursor(name=_CURSOR)
+            try:
+                cursor.execute(sql, parameters)
+                width = len(cursor.description or ())
+                rows = [tuple(r) for r in cursor.fetchmany(2)] if width else []
+            finally:
+                cursor.close()
+            return Result(width, rows)
+        finally:
+            self._end()
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        table = self.dialect.render(self.dialect.table(segments))
+        self._ensure()
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute(f"SELECT * FROM {table} LIMIT 0")
+                description = cursor.description or []
+        finally:
+            self._end()
+        types = self._psycopg.postgres.types
+        found: dict[str, Family] = {}
+        for column in description:
+            info = types.get(column.type_code)
+            found[column.name] = self.dialect.family(info.name if info else "")
+        return found
+
+    _limit_ms = 300_000
+
+    def _timed_limit(self, limit_s: float) -> None:
+        self._limit_ms = max(1, int(limit_s * 1000))
+
+    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
+        self._timed_limit(limit_s)
+        return super().fetch_row(sql, limit_s)
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
+        self._timed_limit(limit_s)
+        return super().fetch_cell(sql, parameters, limit_s)
+
+    def _interrupt(self) -> None:
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            # On failure the server-side statement_timeout still ends the statement.
+            with contextlib.suppress(self._psycopg.Error):
+                conn.cancel_safe(timeout=5.0)
+
+    def _classify(self, error: Exception) -> ProviderError:
+        code = getattr(error, "sqlstate", None)
+        if isinstance(error, self._psycopg.OperationalError) and (
+            code is None or code.startswith("08") or code.startswith("57P")
+        ):
+            return ProviderError("connection-lost", code)
+        if code in ("42P01", "3F000"):
+            return ProviderError("missing-object", code)
+        if code in ("42501", "25006"):
+            return ProviderError("permission-denied", code)
+        if code == "57014":
+            return ProviderError("timeout", code)  # the server's own statement_timeout
+        return ProviderError("provider-error", code or type(error).__name__)
+
+    def close(self) -> None:
+        if self._conn is not None and not self._stuck and not self._conn.closed:
+            try:
+                self._conn.rollback()
+            finally:
+                self._conn.close()
