@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Starts the local PostgreSQL and MariaDB if they are down, then creates the `packata_test`
+# database on each and the SELECT-only login `packata_ro`. Idempotent.
+set -euo pipefail
+
+wait_for() {  # wait_for NAME COMMAND...
+  local name=$1; shift
+  for _ in $(seq 1 60); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  echo "$name did not come up" >&2
+  return 1
+}
+
+if ! pg_isready -h 127.0.0.1 -p 5432 >/dev/null 2>&1; then
+  version=$(ls /etc/postgresql | sort -V | tail -n 1)
+  pg_ctlcluster --skip-systemctl-redirect "$version" main start
+fi
+wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432
+
+if ! mysqladmin -h 127.0.0.1 -P 3306 -u root ping >/dev/null 2>&1; then
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
+fi
+wait_for MariaDB mysqladmin -h 127.0.0.1 -P 3306 -u root ping
+
+psql -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 -q <<'SQL'
+SELECT 'CREATE DATABASE packata_test'
+WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'packata_test')\gexec
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'packata_ro') THEN
+    CREATE ROLE packata_ro LOGIN PASSWORD 'packata_ro';
+  END IF;
+END $$;
+SQL
+psql -h 127.0.0.1 -U postgres -d packata_test -v ON_ERROR_STOP=1 -q <<'SQL'
+GRANT CONNECT ON DATABASE packata_test TO packata_ro;
+GRANT USAGE ON SCHEMA public TO packata_ro;
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO packata_ro;
+ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT SELECT ON TABLES TO packata_ro;
+SQL
+
+mysql -h 127.0.0.1 -P 3306 -u root <<'SQL'
+CREATE DATABASE IF NOT EXISTS packata_test CHARACTER SET utf8mb4;
+CREATE USER IF NOT EXISTS 'packata_ro'@'%' IDENTIFIED BY 'packata_ro';
+CREATE USER IF NOT EXISTS 'packata_ro'@'localhost' IDENTIFIED BY 'packata_ro';
+CREATE USER IF NOT EXISTS 'packata_ro'@'127.0.0.1' IDENTIFIED BY 'packata_ro';
+GRANT SELECT ON packata_test.* TO 'packata_ro'@'%';
+GRANT SELECT ON packata_test.* TO 'packata_ro'@'localhost';
+GRANT SELECT ON packata_test.* TO 'packata_ro'@'127.0.0.1';
+SQL

@@ -1,0 +1,145 @@
+"""Servers for the integration suite.
+
+URLs come from the environment (`PACKATA_TEST_POSTGRES_URL` and `…_RO_URL` for a SELECT-only
+login, likewise `PACKATA_TEST_MYSQL_URL`, `PACKATA_TEST_SQLSERVER_URL`). Without them,
+testcontainers starts the engine when a Docker engine answers; otherwise the suite is skipped
+and the session summary says so. In CI (`CI=true`) a skipped PostgreSQL or MariaDB suite fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from packata_sql.endpoint import Endpoint, parse_url
+
+REQUIRED_IN_CI = ("postgres", "mysql")
+_skipped: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Server:
+    """A server under test: an admin URL (to build fixtures) and a SELECT-only login URL."""
+
+    engine: str
+    admin_url: str
+    reader_url: str
+
+    @property
+    def admin(self) -> Endpoint:
+        return parse_url(self.admin_url)
+
+    @property
+    def reader(self) -> Endpoint:
+        return parse_url(self.reader_url)
+
+    def connect(self) -> Any:
+        """An ordinary read-write admin connection, for building fixtures only."""
+        endpoint = self.admin
+        if self.engine == "postgres":
+            import psycopg
+
+            return psycopg.connect(host=endpoint.host, port=endpoint.port, user=endpoint.user,
+                                   password=endpoint.password, dbname=endpoint.database,
+                                   autocommit=True)
+        import pymysql
+
+        return pymysql.connect(host=endpoint.host, port=endpoint.port or 3306,
+                               user=endpoint.user or "", password=endpoint.password or "",
+                               database=endpoint.database, autocommit=True, charset="utf8mb4")
+
+    def execute(self, *statements: str, parameters: Sequence[Any] | None = None) -> list[Any]:
+        connection = self.connect()
+        try:
+            cursor = connection.cursor()
+            rows: list[Any] = []
+            for statement in statements:
+                cursor.execute(statement, parameters)
+                if cursor.description:
+                    rows = list(cursor.fetchall())
+            return rows
+        finally:
+            connection.close()
+
+
+def _docker_answers() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _from_containers(engine: str) -> Server | None:
+    if not _docker_answers():
+        return None
+    try:
+        if engine == "postgres":
+            from testcontainers.postgres import PostgresContainer
+
+            container: Any = PostgresContainer("postgres:16", driver=None).start()
+            url = container.get_connection_url()
+        else:
+            from testcontainers.mysql import MySqlContainer
+
+            container = MySqlContainer("mariadb:11").start()
+            url = container.get_connection_url().replace("mysql+pymysql", "mysql")
+    except Exception:  # noqa: BLE001 — any failure to start means the suite cannot run here
+        return None
+    return Server(engine, url, url)
+
+
+def _server(engine: str) -> Server | None:
+    prefix = {"postgres": "POSTGRES", "mysql": "MYSQL", "sqlserver": "SQLSERVER"}[engine]
+    admin = os.environ.get(f"PACKATA_TEST_{prefix}_URL")
+    if admin:
+        return Server(engine, admin, os.environ.get(f"PACKATA_TEST_{prefix}_RO_URL") or admin)
+    return _from_containers(engine)
+
+
+def _require(engine: str) -> Server:
+    server = _server(engine)
+    if server is None:
+        reason = f"no {engine} server (set PACKATA_TEST_{engine.upper()}_URL or run Docker)"
+        if os.environ.get("CI") == "true" and engine in REQUIRED_IN_CI:
+            pytest.fail(f"CI requires the {engine} suite: {reason}")
+        _skipped[engine] = reason
+        pytest.skip(reason)
+    return server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Server:
+    return _require("postgres")
+
+
+@pytest.fixture(scope="session")
+def mysql() -> Server:
+    return _require("mysql")
+
+
+@pytest.fixture(params=["postgres", "mysql"], scope="session")
+def server(request: pytest.FixtureRequest) -> Server:
+    return _require(str(request.param))
+
+
+@pytest.fixture
+def tables(server: Server) -> Iterator[list[str]]:
+    """Names created during a test; dropped afterwards."""
+    created: list[str] = []
+    yield created
+    for name in created:
+        quoted = f'"{name}"' if server.engine == "postgres" else f"`{name}`"
+        server.execute(f"DROP TABLE IF EXISTS {quoted}")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for engine, reason in sorted(_skipped.items()):
+        terminalreporter.write_line(f"SKIPPED integration suite {engine}: {reason}", yellow=True)
