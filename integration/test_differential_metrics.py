@@ -1,0 +1,154 @@
+"""The same dataset on DuckDB, SQLite, PostgreSQL and MariaDB yields identical measurements for
+every library metric and unit (SEMANTICS 3), names and values with quotes, backslashes, `%`,
+`_`, unicode, case, trailing spaces, empty strings and NULLs included."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+import yaml
+
+from packata_sql.compiler import compile_contract
+from packata_sql.contracts.odcs import load_odcs
+from packata_sql.dialects import get_dialect
+from packata_sql.endpoint import Endpoint
+from packata_sql.report import Status
+from packata_sql.runner import RunOptions, run
+
+TEXT_A = 'a"b'
+TEXT_B = "a`b"
+NUMBER = "select"
+MIXED = "Mixed Case"
+NAIVE = "naïve"
+TABLE = "dq table"
+ROWS: list[tuple[Any, ...]] = [
+    ("x", "it's", 1, "A", 1),
+    ("it's", "it's", 1, "a", 2),
+    ("back\\slash", "50%", 2, "a ", 2),
+    ("50%", "a_b", None, "é", None),
+    ("a_b", "", 3, "e", 3),
+    ("naïve ☃", None, 3, "", 3),
+    ("", None, 1, None, 4),
+    (None, "1", 1, "1", 5),
+    ("X", "x" * 300, 2, "a ", 6),
+    ("x ", "x", 2, "a", 7),
+]
+RULES: dict[str, tuple[str, dict[str, Any]]] = {
+    "nulls_a": (TEXT_A, {"metric": "nullValues", "mustBe": 0}),
+    "nulls_b_pct": (TEXT_B, {"metric": "nullValues", "unit": "percent", "mustBeLessThan": 10}),
+    "missing_a": (TEXT_A, {"metric": "missingValues", "arguments": {"missingValues": ["", None]},
+                           "mustBe": 0}),
+    "missing_b_pct": (TEXT_B, {"metric": "missingValues",
+                               "arguments": {"missingValues": ["", "x ", "50%"]},
+                               "unit": "percent", "mustBe": 0}),
+    "valid_a": (TEXT_A, {"metric": "invalidValues",
+                         "arguments": {"validValues": ["x", "it's", "50%", "back\\slash", None]},
+                         "mustBe": 0}),
+    "pattern_a": (TEXT_A, {"metric": "invalidValues", "arguments": {"pattern": "^[a-z]"},
+                           "mustBe": 0}),
+    "pattern_underscore": (TEXT_B, {"metric": "invalidValues", "arguments": {"pattern": "_|%"},
+                                    "unit": "percent", "mustBe": 0}),
+    "valid_number": (NUMBER, {"metric": "invalidValues", "arguments": {"validValues": [1, 2.0]},
+                              "mustBe": 0}),
+    "dups_a": (TEXT_A, {"metric": "duplicateValues", "mustBe": 0}),
+    "dups_mixed": (MIXED, {"metric": "duplicateValues", "mustBe": 0}),
+    "dups_number_pct": (NUMBER, {"metric": "duplicateValues", "unit": "percent", "mustBe": 0}),
+    "dups_naive": (NAIVE, {"metric": "duplicateValues", "mustBe": 0}),
+    "valid_mixed": (MIXED, {"metric": "invalidValues", "arguments": {"validValues": ["a", "A"]},
+                            "unit": "percent", "mustBe": 0}),
+}
+OBJECT_RULES = {
+    "rows": {"metric": "rowCount", "mustBe": 10},
+    "dups_pair": {"metric": "duplicateValues", "arguments": {"properties": [NUMBER, MIXED]},
+                  "mustBe": 0},
+}
+# Worked by hand from ROWS and SEMANTICS 3.
+EXPECTED = {
+    "nulls_a": 1, "nulls_b_pct": 20, "missing_a": 2, "missing_b_pct": 20, "valid_a": 5,
+    "pattern_a": 4, "pattern_underscore": 80, "valid_number": 3, "dups_a": 0, "dups_mixed": 2,
+    "dups_number_pct": 60, "dups_naive": 2, "valid_mixed": 70, "rows": 10, "dups_pair": 1,
+}
+LOGICAL = {TEXT_A: "string", TEXT_B: "string", NUMBER: "integer", MIXED: "string", NAIVE: "integer"}
+KINDS = {
+    "duckdb": {"text": "VARCHAR", "int": "BIGINT"},
+    "sqlite": {"text": "TEXT", "int": "INTEGER"},
+    "postgres": {"text": "TEXT", "int": "BIGINT"},
+    "mysql": {"text": "VARCHAR(400)", "int": "BIGINT"},
+}
+
+
+def contract(path: Path) -> Path:
+    properties = []
+    for column, logical in LOGICAL.items():
+        quality = [{"id": key, **rule} for key, (target, rule) in RULES.items() if target == column]
+        properties.append({"name": column, "logicalType": logical, "quality": quality})
+    document = {
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "diff", "version": "1.0.0",
+        "status": "active",
+        "schema": [{"name": TABLE, "properties": properties,
+                    "quality": [{"id": key, **rule} for key, rule in OBJECT_RULES.items()]}],
+    }
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def create_statements(engine: str) -> list[str]:
+    dialect = get_dialect(engine)
+    kinds = KINDS[engine]
+    columns = ", ".join(
+        f"{dialect.quote_identifier(c)} {kinds['int'] if LOGICAL[c] == 'integer' else kinds['text']}"
+        for c in LOGICAL
+    )
+    table = dialect.quote_identifier(TABLE)
+    return [f"DROP TABLE IF EXISTS {table}", f"CREATE TABLE {table} ({columns})"]
+
+
+def insert_sql(engine: str, marker: str) -> str:
+    dialect = get_dialect(engine)
+    return f"INSERT INTO {dialect.quote_identifier(TABLE)} VALUES ({', '.join([marker] * 5)})"
+
+
+def measure(engine: str, endpoint: Endpoint, path: Path) -> dict[str, Any]:
+    loaded = load_odcs(str(contract(path / "contract.yaml")))
+    compiled = compile_contract(loaded, get_dialect(engine), prefix=endpoint.schema)
+    report = run(loaded, compiled, endpoint, RunOptions())
+    assert all(r.status in (Status.PASSED, Status.FAILED) for r in report.results), [
+        (r.key, r.status, r.diagnostic) for r in report.results
+    ]
+    return {r.key: r.value for r in report.results}
+
+
+def embedded(engine: str, tmp_path: Path) -> Endpoint:
+    path = tmp_path / f"diff.{engine}"
+    connection: Any = duckdb.connect(str(path)) if engine == "duckdb" else sqlite3.connect(str(path))
+    for statement in create_statements(engine):
+        connection.execute(statement)
+    connection.executemany(insert_sql(engine, "?"), ROWS)
+    if engine == "sqlite":
+        connection.commit()
+    connection.close()
+    return Endpoint(engine, str(path))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])
+def test_every_engine_measures_the_same(engine, tmp_path, request):
+    if engine in ("duckdb", "sqlite"):
+        endpoint = embedded(engine, tmp_path)
+    else:
+        server = request.getfixturevalue(engine)
+        server.execute(*create_statements(engine))
+        connection = server.connect()
+        try:
+            connection.cursor().executemany(insert_sql(engine, "%s"), ROWS)
+        finally:
+            connection.close()
+        endpoint = server.reader
+    try:
+        assert measure(engine, endpoint, tmp_path) == EXPECTED
+    finally:
+        if engine not in ("duckdb", "sqlite"):
+            server.execute(create_statements(engine)[0])
