@@ -20,6 +20,7 @@ from packata_sql.session import (
     ENFORCED,
     TRUSTED,
     ProviderError,
+    Refused,
     Result,
     TimedSession,
 )
@@ -113,6 +114,13 @@ class PostgresSession(TimedSession):
                 rows = [tuple(r) for r in cursor.fetchmany(2)] if width else []
             finally:
                 cursor.close()
+            with self._conn.cursor() as check:
+                # Some writes pass a read-only transaction (lo_from_bytea): any write assigns
+                # a transaction id, so its presence unmasks them. The rollback undoes them.
+                check.execute("SELECT pg_current_xact_id_if_assigned() IS NOT NULL")
+                wrote = check.fetchone()
+            if wrote and wrote[0]:
+                raise Refused("wrote-in-read-only-transaction")
             return Result(width, rows)
         finally:
             self._end()
