@@ -103,11 +103,23 @@ def setup_victim(server) -> None:
         )
 
 
+_STATE = {
+    "postgres": "SELECT (SELECT string_agg(c, ',' ORDER BY c) FROM victim),"
+                " (SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class"
+                "   WHERE relnamespace = 'public'::regnamespace),"
+                " (SELECT COUNT(*) FROM pg_largeobject_metadata),"
+                " (SELECT last_value FROM victim_seq)",
+    "mysql": "SELECT (SELECT GROUP_CONCAT(c ORDER BY c) FROM victim),"
+             " (SELECT GROUP_CONCAT(table_name ORDER BY table_name) FROM information_schema.tables"
+             "   WHERE table_schema = DATABASE()),"
+             " (SELECT GROUP_CONCAT(column_name ORDER BY column_name) FROM information_schema.columns"
+             "   WHERE table_schema = DATABASE() AND table_name = 'victim')",
+}
+
+
 def state(server) -> tuple:
     """Checksums and object lists that any successful escape would change."""
-    if server.engine == "postgres":
-        return (*tuple(server.execute("SELECT (SELECT string_agg(c, ',' ORDER BY c) FROM victim)," " (SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class" "   WHERE relnamespace = 'public'::regnamespace)," " (SELECT COUNT(*) FROM pg_largeobject_metadata)," " (SELECT last_value FROM victim_seq)")[0]), os.path.exists(EVIL_FILE))
-    return (*tuple(server.execute("SELECT (SELECT GROUP_CONCAT(c ORDER BY c) FROM victim)," " (SELECT GROUP_CONCAT(table_name ORDER BY table_name) FROM information_schema.tables" "   WHERE table_schema = DATABASE())," " (SELECT GROUP_CONCAT(column_name ORDER BY column_name) FROM information_schema.columns" "   WHERE table_schema = DATABASE() AND table_name = 'victim')")[0]), os.path.exists(EVIL_FILE))
+    return (*server.execute(_STATE[server.engine])[0], os.path.exists(EVIL_FILE))
 
 
 def no_leftovers(server) -> None:
