@@ -71,6 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
 
+    doctor = commands.add_parser("doctor", help="show what a login can do and the read-only level")
+    doctor.add_argument("contract", nargs="?", help="a contract whose server to inspect")
+    where = doctor.add_mutually_exclusive_group()
+    where.add_argument("--url")
+    where.add_argument("--server")
+    doctor.add_argument("--trust-environment", action="store_true")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -88,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "doctor":
+            from packata_sql.commands import doctor
+
+            return doctor(args)
         from packata_sql.demo import run_demo
 
         return run_demo(args)

@@ -66,6 +66,9 @@ def _parameters(raw: list[str]) -> list[tuple[str, object]]:
 
 
 def emit(report: Report, fmt: str, output: str | None) -> None:
+    if report.connection_problem:
+        print(f"packata-sql: cannot connect to {report.target}: {report.connection_problem}",
+              file=sys.stderr)
     if output:
         text = render(report, fmt, color=False)
         try:
@@ -99,3 +102,40 @@ def compile_plans(args: argparse.Namespace) -> int:
     compiled = compile_contract(contract, dialect)
     sys.stdout.write(dumps(plan_document(contract, compiled, dialect)) + "\n")
     return 0
+
+
+def doctor(args: argparse.Namespace) -> int:
+    """What the login can do and which read-only level a run would get; no secrets printed."""
+    from packata_sql.session import ProviderError, open_session
+
+    if args.contract:
+        contract = load_contract(args.contract, "exclusive")
+        endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
+    elif args.url:
+        endpoint = resolve_endpoint(_NO_CONTRACT, args.url, None, args.trust_environment)
+    else:
+        raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
+    print(f"target: {endpoint.describe()}")
+    try:
+        session = open_session(endpoint, trust_environment=args.trust_environment)
+    except ProviderError as error:
+        print(f"connection: failed ({error.category}): {error}")
+        return 2
+    try:
+        allowed = getattr(session, "authored_allowed", True)
+        reasons = getattr(session, "risks", None) or getattr(session, "privileges", None) or []
+        print("connection: ok")
+        print(f"read-only level: {session.read_only}")
+        print("library rules: run inside the engine's read-only mode")
+        if allowed:
+            print("authored SQL rules: allowed")
+        else:
+            print("authored SQL rules: refused (read-only-not-guaranteed); the login can "
+                  f"escape a read-only transaction through: {', '.join(reasons)}")
+            print("  use a SELECT-only login, or pass --trust-environment to accept the risk")
+    finally:
+        session.close()
+    return 0
+
+
+_NO_CONTRACT = Contract("<url>", ())

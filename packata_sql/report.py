@@ -65,6 +65,8 @@ class Report:
     findings: tuple[Finding, ...]
     interrupted: bool = False
     settings: dict[str, str] = field(default_factory=dict)
+    #: Why no session could be opened (a safe message), when that happened.
+    connection_problem: str | None = None
 
     @property
     def complete(self) -> bool:

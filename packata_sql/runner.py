@@ -98,6 +98,7 @@ def run(
         )
     everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
     interrupted = False
+    connection_problem: str | None = None
     read_only: str | None = None
     session: Session | None = None
     try:
@@ -106,6 +107,7 @@ def run(
                 session = open_session(endpoint, trust_environment=options.trust_environment)
                 read_only = session.read_only
             except ProviderError as error:
+                connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
                 for segments, plans in group_by_object(compiled.plans):
@@ -123,7 +125,7 @@ def run(
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, dict(options.settings))
+                  interrupted, dict(options.settings), connection_problem)
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],

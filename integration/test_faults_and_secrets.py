@@ -1,0 +1,152 @@
+"""Faults (a killed backend, a server that is down, a wrong password) and secrets: a sentinel
+password never appears in stdout, stderr, JSON or JUnit reports, or error text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+from packata_sql.compiler import compile_contract
+from packata_sql.contracts.odcs import load_odcs
+from packata_sql.dialects import get_dialect
+from packata_sql.report import Status
+from packata_sql.runner import RunOptions, run
+
+SENTINEL = "S3ntinel-pw-9c1e"
+SLEEP = {"postgres": "SELECT pg_sleep(20)", "mysql": "SELECT SLEEP(20)"}
+BACKENDS = {
+    # The server-side cursor runs its query at FETCH time: match the session, not the text.
+    "postgres": "SELECT pid FROM pg_stat_activity WHERE application_name = 'packata-sql' "
+                "AND state = 'active' AND query LIKE 'FETCH%'",
+    "mysql": "SELECT id FROM information_schema.processlist WHERE user = 'packata_ro' "
+             "AND info LIKE '%SLEEP%'",
+}
+
+
+def write_contract(path: Path, rules: list[dict], servers: list[dict] | None = None) -> Path:
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "f", "version": "1.0.0",
+                "status": "active", "schema": [{"name": "probe", "quality": rules}]}
+    if servers:
+        document["servers"] = servers
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return path
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "packata_sql", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tmp_path):
+    server.execute("DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)")
+    contract = write_contract(tmp_path / "c.yaml", [
+        {"id": "slow", "type": "sql", "query": SLEEP[server.engine], "mustBe": 0},
+        {"id": "after", "type": "sql", "query": "SELECT 1", "mustBe": 1},
+    ])
+    loaded = load_odcs(str(contract))
+    compiled = compile_contract(loaded, get_dialect(server.engine), parameters={})
+
+    def kill() -> None:
+        for _ in range(50):
+            time.sleep(0.2)
+            found = server.execute(BACKENDS[server.engine])
+            if found:
+                kill_sql = ("SELECT pg_terminate_backend(%s)" if server.engine == "postgres"
+                            else "KILL %s")
+                server.execute(kill_sql, parameters=[found[0][0]])
+                return
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    report = run(loaded, compiled, server.reader, RunOptions(timeout_s=30))
+    killer.join()
+    results = {r.key: r for r in report.results}
+    assert results["slow"].status is Status.ERROR
+    assert results["after"].status is Status.PASSED
+
+
+def test_server_down_is_error_and_exit_2_quickly(tmp_path):
+    contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1}])
+    for url in ("postgresql://someone@127.0.0.1:1/db", "mysql://someone@127.0.0.1:1/db"):
+        started = time.monotonic()
+        done = cli("check", str(contract), "--url", url, "--format", "json")
+        assert time.monotonic() - started < 30
+        assert done.returncode == 2
+        rule = json.loads(done.stdout)["rules"][0]
+        assert (rule["status"], rule["diagnostic"]["code"]) == ("error", "connection-failed")
+
+
+def _outputs(tmp_path: Path, contract: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """stdout, stderr and report files of the three formats, concatenated."""
+    texts = []
+    for fmt in ("table", "json", "junit"):
+        out = tmp_path / f"report.{fmt}"
+        done = cli("check", str(contract), *args, "--format", fmt, "--output", str(out), env=env)
+        texts += [done.stdout, done.stderr, out.read_text(encoding="utf-8")]
+    done = cli("doctor", str(contract), *args, env=env)
+    texts += [done.stdout, done.stderr]
+    return "\n".join(texts)
+
+
+def test_wrong_password_names_the_server_never_the_password(mysql, tmp_path):
+    contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1}])
+    endpoint = mysql.reader
+    url = f"mysql://{endpoint.user}:{SENTINEL}@{endpoint.host}:{endpoint.port}/{endpoint.database}"
+    done = cli("check", str(contract), "--url", url, "--format", "json")
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["rules"][0]["diagnostic"]["code"] == "authentication-failed"
+    assert f"{endpoint.host}:{endpoint.port}" in done.stderr
+    assert SENTINEL not in _outputs(tmp_path, contract, "--url", url)
+
+
+def test_sentinel_password_in_url_and_in_server_environment_never_leaks(mysql, tmp_path):
+    mysql.execute(
+        "DROP USER IF EXISTS 'packata_secret'@'%'",
+        f"CREATE USER 'packata_secret'@'%' IDENTIFIED BY '{SENTINEL}'",
+        "GRANT SELECT ON packata_test.* TO 'packata_secret'@'%'",
+        "DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)", "INSERT INTO probe VALUES (1)",
+    )
+    try:
+        endpoint = mysql.reader
+        rules = [{"metric": "rowCount", "mustBe": 1},
+                 {"type": "sql", "query": "SELECT COUNT(*) FROM {object}", "mustBe": 1}]
+        url = f"mysql://packata_secret:{SENTINEL}@{endpoint.host}:{endpoint.port}/{endpoint.database}"
+        contract = write_contract(tmp_path / "c.yaml", rules)
+        done = cli("check", str(contract), "--url", url, "--format", "json")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert SENTINEL not in _outputs(tmp_path, contract, "--url", url)
+
+        servers = [{"server": "prod-db", "type": "mysql", "host": endpoint.host,
+                    "port": endpoint.port, "database": endpoint.database}]
+        contract = write_contract(tmp_path / "s.yaml", rules, servers)
+        env = {"PACKATA_PROD_DB_USERNAME": "packata_secret", "PACKATA_PROD_DB_PASSWORD": SENTINEL}
+        done = cli("check", str(contract), "--format", "json", env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads(done.stdout)["read_only"] == "credentials"
+        assert SENTINEL not in _outputs(tmp_path, contract, env=env)
+        wrong = {**env, "PACKATA_PROD_DB_PASSWORD": SENTINEL + "x"}
+        assert SENTINEL not in _outputs(tmp_path, contract, env=wrong)
+    finally:
+        mysql.execute("DROP USER IF EXISTS 'packata_secret'@'%'", "DROP TABLE IF EXISTS probe")
+
+
+def test_sentinel_password_in_a_postgres_url_never_leaks(postgres, tmp_path):
+    postgres.execute("DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)",
+                     "INSERT INTO probe VALUES (1)")
+    try:
+        endpoint = postgres.reader
+        url = (f"postgresql://{endpoint.user}:{SENTINEL}@{endpoint.host}:{endpoint.port}"
+               f"/{endpoint.database}")
+        contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1}])
+        assert SENTINEL not in _outputs(tmp_path, contract, "--url", url)
+        missing = url.replace(endpoint.user or "", "no_such_role")
+        assert SENTINEL not in _outputs(tmp_path, contract, "--url", missing)
+    finally:
+        postgres.execute("DROP TABLE IF EXISTS probe")
