@@ -123,10 +123,10 @@ class MySQLSession(TimedSession):
             if len(rows) == 2 or not width:
                 # More rows may follow (reading them could take long), or another result
                 # set: drop the connection instead of draining it.
-                self._kill_connection()
+                self._kill_connection(cursor)
                 return Result(width, rows)
             if cursor.fetchone() is not None or cursor.nextset():
-                self._kill_connection()
+                self._kill_connection(cursor)
                 return Result(width, rows if width else [])
             self._conn.rollback()
             return Result(width, rows)
@@ -158,8 +158,14 @@ class MySQLSession(TimedSession):
         except self._pymysql.Error:
             pass  # the server-side limit still applies
 
-    def _kill_connection(self) -> None:
+    def _kill_connection(self, cursor: Any) -> None:
         self._kill("CONNECTION")
+        # PyMySQL would drain the unbuffered result on close, from a dead socket: forget it.
+        for holder in (cursor, self._conn):
+            result = getattr(holder, "_result", None)
+            if result is not None:
+                result.unbuffered_active = False
+            holder._result = None
         with contextlib.suppress(self._pymysql.Error):
             self._conn.close()
 

@@ -22,6 +22,27 @@ ESCAPES = {
         "PRAGMA enable_profiling",
         "SELECT 1; DROP TABLE t",
         "EXPORT DATABASE '{dir}/export'",
+        "COPY (SELECT 1) TO '{dir}/x.parquet' (FORMAT parquet)",
+        "SELECT COUNT(*) FROM glob('/etc/*')",
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM read_json_auto('/etc/passwd')",
+        "LOAD httpfs",
+        "FORCE INSTALL httpfs",
+        "ATTACH ':memory:' AS m",
+        "CREATE SECRET s (TYPE s3, KEY_ID 'a', SECRET 'b')",
+        "SET threads = 1",
+        "RESET enable_external_access",
+        "CHECKPOINT",
+        "VACUUM",
+        "CREATE VIEW v AS SELECT 1",
+        "CREATE MACRO m(a) AS a",
+        "UPDATE t SET c = 'x'",
+        "DELETE FROM t",
+        "ALTER TABLE t ADD COLUMN z INT",
+        "IMPORT DATABASE '{dir}'",
+        "SELECT getenv('HOME')",
+        "CREATE TEMP TABLE x AS SELECT 1",
+        "WITH d AS (SELECT 1) INSERT INTO t SELECT 'x' FROM d",
     ],
     "sqlite": [
         "CREATE TABLE x (a)",
@@ -33,6 +54,26 @@ ESCAPES = {
         "DELETE FROM t",
         "PRAGMA writable_schema = ON",
         "WITH x AS (SELECT 1) UPDATE t SET c = 'y'",
+        "UPDATE t SET c = 'y'",
+        "DROP TABLE t",
+        "ALTER TABLE t ADD COLUMN z",
+        "CREATE INDEX i ON t(c)",
+        "CREATE VIEW v AS SELECT 1",
+        "CREATE TEMP TABLE x (a)",
+        "CREATE TRIGGER tr AFTER INSERT ON t BEGIN DELETE FROM t; END",
+        "REINDEX",
+        "ANALYZE",
+        "VACUUM",
+        "PRAGMA journal_mode = DELETE",
+        "PRAGMA user_version = 5",
+        "DETACH main",
+        "SELECT readfile('/etc/passwd')",
+        "SELECT writefile('{dir}/x', 'y')",
+        "BEGIN IMMEDIATE",
+        "SAVEPOINT a",
+        "REPLACE INTO t VALUES ('x')",
+        "INSERT INTO t SELECT * FROM t",
+        "SELECT 1; DELETE FROM t",
     ],
 }
 
@@ -51,6 +92,7 @@ def _database(engine: str, tmp_path: Path) -> Path:
     connection = connect(str(path))
     connection.execute("CREATE TABLE t (c VARCHAR)")
     connection.execute("INSERT INTO t VALUES ('a')")
+    connection.execute("CREATE INDEX t_c ON t (c)")
     if engine == "sqlite":
         connection.commit()
     connection.close()
@@ -67,7 +109,7 @@ def test_writes_files_and_settings_are_refused(engine, statement, tmp_path):
     session = open_session(Endpoint(engine, str(path)), trust_environment=False)
     try:
         with pytest.raises(ProviderError) as raised:
-            session.fetch_row(statement.format(dir=tmp_path), 10)
+            session.fetch_cell(statement.format(dir=tmp_path), [], 10)
         assert raised.value.category in ("permission-denied", "provider-error", "missing-object")
         assert str(raised.value) in ProviderError.MESSAGES.values()
         assert session.fetch_row("SELECT COUNT(*) FROM t", 10) == (1,)
@@ -128,3 +170,36 @@ def test_sqlite_regexp_refuses_unguarded_patterns(tmp_path):
             session.fetch_row("SELECT 'aaaa' REGEXP '(a+)+$'", 10)
     finally:
         session.close()
+
+
+def test_corpus_is_large_enough():
+    assert all(len(statements) >= 25 for statements in ESCAPES.values())
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite"])
+def test_escapes_as_odcs_sql_rules_through_check(engine, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import yaml
+
+    path = _database(engine, tmp_path)
+    before = digest(path)
+    files_before = sorted(p.name for p in tmp_path.iterdir())
+    rules = [{"id": f"attempt-{i}", "type": "sql", "query": sql.format(dir=tmp_path), "mustBe": 1}
+             for i, sql in enumerate(ESCAPES[engine])]
+    contract = tmp_path / "escapes.yaml"
+    contract.write_text(yaml.safe_dump({
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "e", "version": "1.0.0",
+        "status": "active", "schema": [{"name": "t", "quality": rules}],
+    }), encoding="utf-8")
+    files_before.append("escapes.yaml")
+    done = subprocess.run([sys.executable, "-m", "packata_sql", "check", str(contract), "--url",
+                           f"{engine}:///{path}", "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    statuses = {r["status"] for r in json.loads(done.stdout)["rules"]}
+    assert statuses <= {"error", "skipped"}, statuses
+    assert done.returncode == 2
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files_before)

@@ -1,0 +1,76 @@
+"""SQL rules on PostgreSQL and MariaDB through a SELECT-only login: placeholders, parameters
+with literal `%`, and the single-cell rule (SEMANTICS 4.4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from packata_sql.compiler import compile_contract
+from packata_sql.contracts.odcs import load_odcs
+from packata_sql.dialects import get_dialect
+from packata_sql.report import Status
+from packata_sql.runner import RunOptions, run
+
+
+def check(server, tmp_path: Path, query: str, parameters: dict | None = None,
+          timeout_s: float = 30, **expect):
+    document = {
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "s", "version": "1.0.0",
+        "status": "active",
+        "schema": [{"name": "Rule Table", "properties": [
+            {"name": "it's", "quality": [{"id": "r", "type": "sql", "query": query, **expect}]}
+        ]}],
+    }
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    loaded = load_odcs(str(path))
+    compiled = compile_contract(loaded, get_dialect(server.engine), parameters=parameters or {})
+    report = run(loaded, compiled, server.reader,
+                 RunOptions(parameters=parameters or {}, timeout_s=timeout_s))
+    return report.results[0]
+
+
+@pytest.fixture
+def rule_table(server):
+    dialect = get_dialect(server.engine)
+    table, column = dialect.quote_identifier("Rule Table"), dialect.quote_identifier("it's")
+    server.execute(f"DROP TABLE IF EXISTS {table}", f"CREATE TABLE {table} ({column} VARCHAR(20))")
+    for value in ("ab", "a%", "b", None):
+        server.execute(f"INSERT INTO {table} VALUES (%s)", parameters=[value])
+    yield server
+    server.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_parameters_and_literal_percent(rule_table, tmp_path):
+    result = check(rule_table, tmp_path,
+                   "SELECT COUNT(*) FROM {object} WHERE {property} LIKE 'a%' "
+                   "AND {property} <> {param:p}",
+                   {"p": "ab"}, mustBe=1)
+    assert (result.status, result.value) == (Status.PASSED, 1)
+
+
+def test_literal_percent_without_parameters(rule_table, tmp_path):
+    result = check(rule_table, tmp_path, "SELECT COUNT(*) FROM {object} WHERE {property} LIKE '%b'",
+                   mustBe=2)
+    assert (result.status, result.value) == (Status.PASSED, 2)
+
+
+@pytest.mark.parametrize("query,code", [
+    ("SELECT {property} FROM {object}", "several-rows"),
+    ("SELECT 1, 2", "several-columns"),
+    ("SELECT {property} FROM {object} WHERE 1 = 0", "no-rows"),
+    ("SELECT MAX({property}) FROM {object} WHERE {property} = 'zz'", "null-result"),
+    ("SELECT 'text'", "not-a-number"),
+])
+def test_single_cell_rule_on_servers(rule_table, tmp_path, query, code):
+    result = check(rule_table, tmp_path, query, mustBe=0)
+    assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE, code)
+
+
+def test_timeout_on_servers(rule_table, tmp_path):
+    sleep = "SELECT pg_sleep(10)" if rule_table.engine == "postgres" else "SELECT SLEEP(10)"
+    result = check(rule_table, tmp_path, sleep, timeout_s=0.5, mustBe=0)
+    assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE, "timeout")
