@@ -215,11 +215,15 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
             return _result(rule, Status.INCONCLUSIVE, evidence=evidence,
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
+    return _judged(rule, value, evidence=evidence, **common)
+
+
+def _judged(rule: Rule, value: Fraction | bool, **fields: Any) -> RuleResult:
+    """The verdict of a rule's expectations on its measured value."""
     judged = verdict(rule.expectations, value)
-    status = Status(judged.status)
     return _result(
-        rule, status, value=value, evidence=evidence, failed=judged.failed,
-        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **common,
+        rule, Status(judged.status), value=value, failed=judged.failed,
+        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **fields,
     )
 
 
@@ -258,11 +262,7 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         state.results[rule.key] = _result(rule, Status.INCONCLUSIVE,
                                           diagnostic=diagnostic("not-a-number"), **common)
         return
-    judged = verdict(rule.expectations, value)
-    state.results[rule.key] = _result(
-        rule, Status(judged.status), value=value, failed=judged.failed,
-        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **common,
-    )
+    state.results[rule.key] = _judged(rule, value, **common)
 
 
 def _shape_problem(width: int, rows: int) -> str | None:

@@ -7,7 +7,7 @@ import re
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import POSTGRES_FAMILY
 
 _UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
 _NUMBER = re.compile(
@@ -20,12 +20,7 @@ class DuckDB(Dialect):
     sqlglot_name = "duckdb"
     case_insensitive_names = True
     library_metrics = True
-    lexical = LexicalRules(
-        escape_string_prefixes=frozenset("Ee"),
-        cr_ends_line_comment=True,
-        nested_block_comments=True,
-        dollar_quotes=True,
-    )
+    lexical = POSTGRES_FAMILY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

@@ -24,3 +24,13 @@ class LexicalRules:
     dollar_quotes: bool = False
     #: MySQL executes the text of `/*! … */` comments.
     executable_comments: bool = False
+
+
+#: PostgreSQL's rules, which DuckDB follows: E'' escapes, nested block comments, dollar quotes,
+#: and a bare carriage return ends a `--` comment.
+POSTGRES_FAMILY = LexicalRules(
+    escape_string_prefixes=frozenset("Ee"),
+    cr_ends_line_comment=True,
+    nested_block_comments=True,
+    dollar_quotes=True,
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import POSTGRES_FAMILY
 
 _TEXT = {"text", "varchar", "bpchar", "char", "name", "citext"}
 _NUMBER = {"int2", "int4", "int8", "numeric", "float4", "float8", "oid", "money"}
@@ -16,12 +16,7 @@ class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
     library_metrics = True
-    lexical = LexicalRules(
-        escape_string_prefixes=frozenset("Ee"),
-        cr_ends_line_comment=True,
-        nested_block_comments=True,
-        dollar_quotes=True,
-    )
+    lexical = POSTGRES_FAMILY
     parameter_marker = "%s"
     # psycopg runs statements through the extended protocol only when parameters are passed,
     # so the session always passes a list and `%` is always written `%%`.
