@@ -11,7 +11,7 @@ from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
-from packata_sql.dialects import BINDER_DIALECTS, get_dialect
+from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.endpoint import Endpoint, EndpointError, from_server, parse_url
 from packata_sql.parameters import ParameterError, parse_parameter
 from packata_sql.render import render
@@ -95,8 +95,8 @@ def compile_plans(args: argparse.Namespace) -> int:
     from packata_sql.plan_json import plan_document
     from packata_sql.render.json import dumps
 
-    if args.dialect not in BINDER_DIALECTS:
-        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(BINDER_DIALECTS)})")
+    if args.dialect not in COMPILE_DIALECTS:
+        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     contract = load_contract(args.contract, args.odcs_between)
     dialect = get_dialect(args.dialect)
     compiled = compile_contract(contract, dialect)

@@ -146,6 +146,9 @@ def _compile_sql(
 ) -> tuple[SqlPlan | None, list[Finding]]:
     if not definition.query.strip():
         return None, [site.finding("missing-query", "a SQL rule needs a 'query'")]
+    if not dialect.authored_sql:
+        return None, [site.finding("dialect-not-supported",
+                                   f"SQL rules are not bound for {dialect.name} yet")]
     target = rule.target
     segments = (*prefix, target.physical_object) if target.physical_object else None
     column = None if target.nested else target.physical_property

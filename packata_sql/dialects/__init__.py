@@ -34,6 +34,8 @@ class Dialect:
     dynamic_typing: bool = False
     #: Whether the library metrics are rendered for this engine yet.
     library_metrics: bool = False
+    #: Whether authored SQL can be bound for it (its lexical rules are pinned by vectors).
+    authored_sql: bool = True
     #: How authored SQL is split into code, strings, identifiers and comments.
     lexical: LexicalRules = LexicalRules()
     #: The driver's positional parameter marker.
@@ -111,6 +113,7 @@ def number_literal(number: Fraction) -> exp.Expr:
 def get_dialect(name: str) -> Dialect:
     """Raises KeyError for an engine packata-sql cannot render."""
     from packata_sql.dialects.duckdb import DuckDB
+    from packata_sql.dialects.generated import BigQuery, Databricks, Snowflake, Trino
     from packata_sql.dialects.mysql import MySQL
     from packata_sql.dialects.postgres import Postgres
     from packata_sql.dialects.sqlite import SQLite
@@ -118,7 +121,8 @@ def get_dialect(name: str) -> Dialect:
 
     known: dict[str, type[Dialect]] = {
         "duckdb": DuckDB, "sqlite": SQLite, "postgres": Postgres, "mysql": MySQL,
-        "sqlserver": SQLServer,
+        "sqlserver": SQLServer, "snowflake": Snowflake, "bigquery": BigQuery, "trino": Trino,
+        "databricks": Databricks,
     }
     return known[name]()
 
@@ -127,3 +131,5 @@ def get_dialect(name: str) -> Dialect:
 DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "mysql")
 #: Engines whose authored SQL the template binder understands.
 BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")
+#: Engines `compile` renders for: the above plus warehouses reached through generated SQL.
+COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks")

@@ -1,16 +1,46 @@
-"""SQL Server (T-SQL): `[…]` identifiers with `]]`, N'' strings, nested block comments."""
+"""SQL Server (T-SQL): `[…]` identifiers with `]]`, N'' strings, nested block comments.
+
+`=` ignores trailing spaces under every collation, so exact text equality adds a length check
+that counts them; there is no regular expression before SQL Server 2025.
+"""
 
 from __future__ import annotations
 
+import sqlglot.expressions as exp
+
 from packata_sql.dialects import Dialect
 from packata_sql.dialects.lexical import LexicalRules
+
+_BIN2 = exp.Var(this="Latin1_General_100_BIN2")
 
 
 class SQLServer(Dialect):
     name = "sqlserver"
     sqlglot_name = "tsql"
     case_insensitive_names = True
+    library_metrics = True
     lexical = LexicalRules(
         identifiers={'"': '"', "[": "]"},
         nested_block_comments=True,
     )
+
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
+        same = exp.EQ(this=exp.Collate(this=column, expression=_BIN2.copy()),
+                      expression=exp.National(this=text))
+        # LEN ignores trailing spaces; appending one character makes it count them.
+        padded = exp.Add(this=column.copy(), expression=exp.National(this="."))
+        length = exp.EQ(this=exp.func("LEN", exp.paren(padded)),
+                        expression=exp.Literal.number(len(text) + 1))
+        return exp.and_(same, length)
+
+    def boolean_equals(self, column: exp.Expr, value: bool) -> exp.Expr:
+        return exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))
+
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
+        return exp.Cast(this=column, to=exp.DataType.build("VARBINARY(MAX)", dialect="tsql"))
+
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
+        raise NotImplementedError("guarded by pattern_problem")
+
+    def pattern_problem(self, pattern: str) -> str | None:
+        return "SQL Server has no regular expressions before SQL Server 2025"

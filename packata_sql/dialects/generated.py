@@ -1,0 +1,62 @@
+"""Warehouses packata-sql renders library SQL for but does not connect to (yet): Snowflake,
+BigQuery, Trino and Databricks. Their SQL is checked by parsing it back and by golden files.
+Text is compared with the engines' default binary semantics; a column declared with a
+case-insensitive collation is not overridden here."""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot.expressions as exp
+
+from packata_sql.dialects import Dialect
+
+_RE2_UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
+
+
+class _Generated(Dialect):
+    library_metrics = True
+    authored_sql = False
+
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
+        return exp.EQ(this=column, expression=exp.Literal.string(text))
+
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
+        return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
+
+
+class Snowflake(_Generated):
+    name = "snowflake"
+    sqlglot_name = "snowflake"
+
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
+        return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
+
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
+        # 'utf8' is Snowflake's binary collation, whatever the column declares.
+        return exp.Collate(this=column, expression=exp.Literal.string("utf8"))
+
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
+        # REGEXP_LIKE anchors the pattern in Snowflake; REGEXP_INSTR searches.
+        found = exp.Anonymous(this="REGEXP_INSTR", expressions=[column, exp.Literal.string(pattern)])
+        return exp.GT(this=found, expression=exp.Literal.number(0))
+
+
+class BigQuery(_Generated):
+    name = "bigquery"
+    sqlglot_name = "bigquery"
+
+    def pattern_problem(self, pattern: str) -> str | None:
+        if _RE2_UNSUPPORTED.search(pattern):
+            return "BigQuery (RE2) has no lookaround, backreferences or possessive quantifiers"
+        return None
+
+
+class Trino(_Generated):
+    name = "trino"
+    sqlglot_name = "trino"
+
+
+class Databricks(_Generated):
+    name = "databricks"
+    sqlglot_name = "databricks"

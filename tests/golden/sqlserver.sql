@@ -1,0 +1,20 @@
+-- packata-sql golden SQL for sqlserver
+-- fused scan
+SELECT COUNT(*) AS [packata_rows], COUNT(*) AS [m1], COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT CAST([Mixed Case] AS VARBINARY(MAX)) AS [mixed case], [select] AS [select] FROM [it's "odd" `tbl` [x]]]) AS packata_keys) AS [m2], COUNT(*) - COUNT([Mixed Case]) AS [m3], COUNT(CASE WHEN ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'' AND LEN(([Mixed Case] + N'.')) = 1) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'it''s' AND LEN(([Mixed Case] + N'.')) = 5) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'back\slash' AND LEN(([Mixed Case] + N'.')) = 11) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'50%_' AND LEN(([Mixed Case] + N'.')) = 5) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'naïve ☃' AND LEN(([Mixed Case] + N'.')) = 8) OR ([Mixed Case] IS NULL) THEN 1 END) AS [m4], COUNT(CASE WHEN (([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'A' AND LEN(([Mixed Case] + N'.')) = 2) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'a ' AND LEN(([Mixed Case] + N'.')) = 3) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'x''y' AND LEN(([Mixed Case] + N'.')) = 4)) THEN NULL ELSE 1 END) AS [m5], COUNT(*) - COUNT(DISTINCT CAST([Mixed Case] AS VARBINARY(MAX))) - COALESCE(MAX(CASE WHEN [Mixed Case] IS NULL THEN 1 ELSE 0 END), 0) AS [m6], COUNT(CASE WHEN (([select] = 1) OR ([select] = 2.5) OR ([select] = -3)) THEN NULL ELSE 1 END) AS [m7], COUNT(CASE WHEN ([flag] = 0) THEN 1 END) AS [m8] FROM [it's "odd" `tbl` [x]]];
+-- rows
+SELECT COUNT(*) AS [packata_rows], COUNT(*) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- pair-duplicates
+SELECT COUNT(*) AS [packata_rows], COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT CAST([Mixed Case] AS VARBINARY(MAX)) AS [mixed case], [select] AS [select] FROM [it's "odd" `tbl` [x]]]) AS packata_keys) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- nulls
+SELECT COUNT(*) AS [packata_rows], COUNT(*) - COUNT([Mixed Case]) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- missing
+SELECT COUNT(*) AS [packata_rows], COUNT(CASE WHEN ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'' AND LEN(([Mixed Case] + N'.')) = 1) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'it''s' AND LEN(([Mixed Case] + N'.')) = 5) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'back\slash' AND LEN(([Mixed Case] + N'.')) = 11) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'50%_' AND LEN(([Mixed Case] + N'.')) = 5) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'naïve ☃' AND LEN(([Mixed Case] + N'.')) = 8) OR ([Mixed Case] IS NULL) THEN 1 END) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- valid
+SELECT COUNT(*) AS [packata_rows], COUNT(CASE WHEN (([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'A' AND LEN(([Mixed Case] + N'.')) = 2) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'a ' AND LEN(([Mixed Case] + N'.')) = 3) OR ([Mixed Case] COLLATE Latin1_General_100_BIN2 = N'x''y' AND LEN(([Mixed Case] + N'.')) = 4)) THEN NULL ELSE 1 END) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- duplicates
+SELECT COUNT(*) AS [packata_rows], COUNT(*) - COUNT(DISTINCT CAST([Mixed Case] AS VARBINARY(MAX))) - COALESCE(MAX(CASE WHEN [Mixed Case] IS NULL THEN 1 ELSE 0 END), 0) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- numbers
+SELECT COUNT(*) AS [packata_rows], COUNT(CASE WHEN (([select] = 1) OR ([select] = 2.5) OR ([select] = -3)) THEN NULL ELSE 1 END) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- booleans
+SELECT COUNT(*) AS [packata_rows], COUNT(CASE WHEN ([flag] = 0) THEN 1 END) AS [m1] FROM [it's "odd" `tbl` [x]]];
+-- pattern: skipped (unsupported-pattern)
