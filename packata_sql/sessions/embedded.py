@@ -40,12 +40,15 @@ class DuckDBSession(TimedSession):
             "enable_external_access": False,
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
-            "lock_configuration": True,
         }
         try:
             self._conn = duckdb.connect(
                 endpoint.database, read_only=not endpoint.in_memory, config=config
             )
+            # The progress bar would write into the report on stdout; it is a session option,
+            # so it is set before the configuration is locked.
+            self._conn.execute("SET enable_progress_bar = false")
+            self._conn.execute("SET lock_configuration = true")
         except Exception as error:
             raise ProviderError("connection-failed", type(error).__name__) from None
 

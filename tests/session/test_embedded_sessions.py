@@ -203,3 +203,16 @@ def test_escapes_as_odcs_sql_rules_through_check(engine, tmp_path):
     assert done.returncode == 2
     assert digest(path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files_before)
+
+
+def test_duckdb_session_has_no_progress_bar_and_a_locked_configuration(tmp_path):
+    session = open_session(Endpoint("duckdb", str(_database("duckdb", tmp_path))),
+                           trust_environment=False)
+    try:
+        assert session.fetch_cell("SELECT current_setting('enable_progress_bar')", [], 10).rows == [
+            (False,)
+        ]
+        with pytest.raises(ProviderError):
+            session.fetch_cell("SET enable_progress_bar = true", [], 10)
+    finally:
+        session.close()

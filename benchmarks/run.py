@@ -1,0 +1,237 @@
+"""`make bench`: packata-sql against the floor (one hand-written statement in the engine's own
+process), one query per rule, and datacontract-cli, on DuckDB tables of 1M and 10M rows.
+
+Prints one table per size: median wall time of whole processes over RUNS runs, the ratio to the
+floor, the statements that scan the table, and peak RSS. Quote ratios, not seconds.
+Usage: python benchmarks/run.py [--sizes 1000000 10000000] [--runs 3] [--no-datacontract]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / ".data"
+DCC_VENV = HERE / ".venv-datacontract"
+PATTERN = r"^[a-z0-9.]+@[a-z]+\.[a-z]{2,}$"
+BUILD = """
+CREATE TABLE events AS
+SELECT
+    i AS id,
+    (i * 7919) % {half} AS user_id,
+    md5(CAST(i AS VARCHAR)) AS session_id,
+    CASE WHEN i % 97 = 0 THEN NULL WHEN i % 89 = 0 THEN 'bad-email'
+         ELSE 'user' || (i % 50000) || '@example.com' END AS email,
+    ['DE', 'FR', 'GB', 'US', 'NL', 'XX'][1 + i % 6] AS country,
+    CASE WHEN i % 53 = 0 THEN '' WHEN i % 7 = 0 THEN 'inactive' ELSE 'active' END AS status,
+    CASE WHEN i % 101 = 0 THEN NULL ELSE CAST((i % 100000) / 100 AS DECIMAL(12, 2)) END AS amount
+FROM range({rows}) AS t(i)
+"""
+RULES = [
+    ("rows", None, {"metric": "rowCount", "mustBeGreaterThan": 0}),
+    ("id_unique", "id", {"metric": "duplicateValues", "mustBe": 0}),
+    ("session_unique", "session_id", {"metric": "duplicateValues", "mustBe": 0}),
+    ("pair_unique", None, {"metric": "duplicateValues",
+                           "arguments": {"properties": ["user_id", "session_id"]}, "mustBe": 0}),
+    ("email_nulls", "email", {"metric": "nullValues", "unit": "percent", "mustBeLessThan": 2}),
+    ("email_format", "email", {"metric": "invalidValues", "arguments": {"pattern": PATTERN},
+                               "unit": "percent", "mustBeLessThan": 5}),
+    ("country_valid", "country", {"metric": "invalidValues",
+                                  "arguments": {"validValues": ["DE", "FR", "GB", "US", "NL"]},
+                                  "unit": "percent", "mustBeLessThan": 20}),
+    ("status_missing", "status", {"metric": "missingValues",
+                                  "arguments": {"missingValues": ["", None]},
+                                  "unit": "percent", "mustBeLessThan": 5}),
+    ("status_valid", "status", {"metric": "invalidValues",
+                                "arguments": {"validValues": ["active", "inactive", ""]},
+                                "mustBe": 0}),
+    ("amount_nulls", "amount", {"metric": "nullValues", "unit": "percent", "mustBeLessThan": 2}),
+    ("user_nulls", "user_id", {"metric": "nullValues", "mustBe": 0}),
+    ("country_nulls", "country", {"metric": "nullValues", "mustBe": 0}),
+    ("id_nulls", "id", {"metric": "nullValues", "mustBe": 0}),
+]
+TYPES = {"id": "integer", "user_id": "integer", "session_id": "string", "email": "string",
+         "country": "string", "status": "string", "amount": "number"}
+FLOOR = f"""
+SELECT COUNT(*),
+       COUNT(*) - COUNT(DISTINCT id),
+       COUNT(*) - COUNT(DISTINCT session_id),
+       COUNT(*) - COUNT(DISTINCT (user_id, session_id)),
+       COUNT(*) - COUNT(email),
+       COUNT(*) FILTER (WHERE email IS NULL OR NOT regexp_matches(email, '{PATTERN}')),
+       COUNT(*) FILTER (WHERE country IS NULL OR country NOT IN ('DE', 'FR', 'GB', 'US', 'NL')),
+       COUNT(*) FILTER (WHERE status = '' OR status IS NULL),
+       COUNT(*) FILTER (WHERE status IS NULL OR status NOT IN ('active', 'inactive', '')),
+       COUNT(*) - COUNT(amount), COUNT(*) - COUNT(user_id), COUNT(*) - COUNT(country),
+       COUNT(*) - COUNT(id)
+FROM events
+"""
+
+
+def contract_document(server_path: Path) -> dict:
+    properties = []
+    for column, logical in TYPES.items():
+        quality = [{"id": key, **rule} for key, target, rule in RULES if target == column]
+        entry: dict = {"name": column, "logicalType": logical}
+        if quality:
+            entry["quality"] = quality
+        properties.append(entry)
+    return {
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "bench", "version": "1.0.0",
+        "status": "active",
+        "servers": [{"server": "local", "type": "duckdb", "database": str(server_path)}],
+        "schema": [{"name": "events", "physicalName": "events", "physicalType": "table",
+                    "quality": [{"id": k, **r} for k, t, r in RULES if t is None],
+                    "properties": properties}],
+    }
+
+
+def build(rows: int, python: str, path: Path) -> None:
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    script = (f"import duckdb; c = duckdb.connect({str(path)!r}); "
+              "c.execute('SET enable_progress_bar = false'); "
+              f"c.execute({BUILD.format(rows=rows, half=max(rows // 2, 1))!r}); c.close()")
+    subprocess.run([python, "-c", script], check=True)
+
+
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in MB and stdout of one whole process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env={**os.environ, **(env or {})}, text=True)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    return time.perf_counter() - started, usage.ru_maxrss // 1024, output
+
+
+def median_of(runs: int, command: list[str], env: dict[str, str] | None = None
+              ) -> tuple[float, int, str]:
+    samples = [timed(command, env) for _ in range(runs)]
+    return (statistics.median(s[0] for s in samples), max(s[1] for s in samples), samples[-1][2])
+
+
+def per_rule_script(database: Path, contract: Path) -> str:
+    return textwrap.dedent(f"""
+        import duckdb, json, subprocess, sys
+        plan = json.loads(subprocess.run([sys.executable, "-m", "packata_sql", "compile",
+            {str(contract)!r}, "--dialect", "duckdb"], capture_output=True, text=True).stdout)
+        connection = duckdb.connect({str(database)!r}, read_only=True)
+        connection.execute("SET enable_progress_bar = false")
+        for rule in plan["rules"]:
+            if rule["sql"]:
+                connection.execute(rule["sql"]).fetchall()
+    """)
+
+
+def install_datacontract(venv: Path) -> Path | None:
+    """datacontract-cli in its own virtual environment (it pins an older DuckDB)."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        done = subprocess.run([str(python), "-m", "pip", "install", "-q",
+                               "datacontract-cli[duckdb]>=1.2,<1.3"], capture_output=True)
+        if done.returncode != 0:
+            shutil.rmtree(venv, ignore_errors=True)
+            return None
+    return python
+
+
+def datacontract_contract(database: Path) -> dict:
+    document = contract_document(database)
+    for obj in document["schema"]:  # datacontract-cli reads `rule`-less ODCS 3.1 library rules
+        for prop in obj["properties"]:
+            for rule in prop.get("quality", []):
+                rule.pop("id", None)
+        for rule in obj["quality"]:
+            rule.pop("id", None)
+    return document
+
+
+def bench(rows: int, runs: int, datacontract_venv: Path | None
+          ) -> list[tuple[str, float, int, str]]:
+    import yaml
+
+    database = DATA / f"events-{rows}.duckdb"
+    build(rows, sys.executable, database)
+    work = Path(tempfile.mkdtemp(prefix="packata-bench-"))
+    contract = work / "contract.yaml"
+    contract.write_text(yaml.safe_dump(contract_document(database)), encoding="utf-8")
+    results = []
+    floor_script = (f"import duckdb; c = duckdb.connect({str(database)!r}, read_only=True); "
+                    "c.execute('SET enable_progress_bar = false'); "
+                    f"print(c.execute({FLOOR!r}).fetchall())")
+    floor, floor_rss, _ = median_of(runs, [sys.executable, "-c", floor_script])
+    results.append(("floor: one hand-written statement", floor, floor_rss, "1"))
+    packata, packata_rss, out = median_of(
+        runs, [sys.executable, "-m", "packata_sql", "check", str(contract), "--format", "json"])
+    report = json.loads(out)
+    fused = sum(1 for r in report["rules"] if r.get("fused"))
+    results.append((f"packata-sql check ({report['outcome']}, {fused} rules fused)", packata,
+                    packata_rss, "1"))
+    script = work / "per_rule.py"
+    script.write_text(per_rule_script(database, contract), encoding="utf-8")
+    per_rule, per_rule_rss, _ = median_of(runs, [sys.executable, str(script)])
+    results.append(("one query per rule", per_rule, per_rule_rss, str(len(RULES))))
+    if datacontract_venv is not None:
+        python = install_datacontract(datacontract_venv)
+        if python is None:
+            results.append(("datacontract-cli 1.2.x (could not be installed)", 0.0, 0, "-"))
+        else:
+            dcc_database = DATA / f"events-{rows}-datacontract.duckdb"
+            build(rows, str(python), dcc_database)
+            dcc_contract = work / "datacontract.yaml"
+            dcc_contract.write_text(yaml.safe_dump(datacontract_contract(dcc_database)),
+                                    encoding="utf-8")
+            binary = str(python.parent / "datacontract")
+            seconds, rss, _ = median_of(runs, [binary, "test", str(dcc_contract)])
+            results.append(("datacontract-cli 1.2.x test", seconds, rss, "not measured"))
+    shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def print_table(rows: int, results: list[tuple[str, float, int, str]]) -> None:
+    floor = results[0][1]
+    print(f"\n{rows:,} rows, DuckDB, {len(RULES)} library rules over {len(TYPES)} columns")
+    print(f"| {'variant':<55} | {'median s':>8} | {'× floor':>7} | {'scanning statements':>19} "
+          f"| {'peak RSS MB':>11} |")
+    print(f"|{'-' * 57}|{'-' * 10}|{'-' * 9}|{'-' * 21}|{'-' * 13}|")
+    for name, seconds, rss, scans in results:
+        ratio = f"{seconds / floor:.2f}" if seconds else "-"
+        print(f"| {name:<55} | {seconds:>8.2f} | {ratio:>7} | {scans:>19} | {rss:>11} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-datacontract", action="store_true")
+    parser.add_argument("--datacontract-venv", type=Path, default=DCC_VENV,
+                        help="where datacontract-cli is (or gets) installed")
+    args = parser.parse_args()
+    import duckdb
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()},"
+          f" DuckDB {duckdb.__version__}")
+    for rows in args.sizes:
+        venv = None if args.no_datacontract else args.datacontract_venv
+        print_table(rows, bench(rows, args.runs, venv))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
