@@ -334,3 +334,45 @@ def test_fused_scan_runs_every_metric_once_per_object(engine, check, contract_fo
                    column_table(["a", "a", None, "b"]))
     assert all(r.status is Status.PASSED for r in report.results), report.results
     assert all(r.fused for r in report.results)
+
+
+def test_rule_whose_sql_fails_errors_alone(check, contract_for):
+    """RE2 refuses repetitions over 1000 that Python accepts: the fused scan fails, each rule
+    then runs alone, and only the failing rule ends error."""
+    rules = """
+    - id: bad
+      metric: invalidValues
+      arguments: {pattern: 'a{1001}'}
+      mustBe: 0
+    - id: good
+      metric: nullValues
+      mustBe: 0
+    """
+    report = check("duckdb", contract_for(rules), column_table(["a"]))
+    results = {r.key: r for r in report.results}
+    assert results["bad"].status is Status.ERROR
+    assert results["bad"].diagnostic.code == "provider-error"
+    assert (results["good"].status, results["good"].fused) == (Status.PASSED, False)
+
+
+def test_composite_duplicates_on_a_missing_column_are_inconclusive(engine, check):
+    contract = """
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: t
+    version: 1.0.0
+    status: active
+    schema:
+      - name: t
+        quality:
+          - metric: duplicateValues
+            arguments: {properties: [a, b]}
+            mustBe: 0
+        properties:
+          - {name: a}
+          - {name: b}
+    """
+    report = check(engine, contract, [("t", [("a", "text")], [("x",)])])
+    assert (report.results[0].status, report.results[0].diagnostic.code) == (
+        Status.INCONCLUSIVE, "missing-column"
+    )
