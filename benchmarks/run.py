@@ -204,9 +204,58 @@ def bench(rows: int, runs: int, datacontract_venv: Path | None
     return results
 
 
-def print_table(rows: int, results: list[tuple[str, float, int, str]]) -> None:
+PG_TABLE = "bench_events"
+PG_BUILD = f"""
+DROP TABLE IF EXISTS {PG_TABLE};
+CREATE TABLE {PG_TABLE} AS
+SELECT i AS id, (i * 7919) % {{half}} AS user_id, md5(i::text) AS session_id,
+       CASE WHEN i % 97 = 0 THEN NULL WHEN i % 89 = 0 THEN 'bad-email'
+            ELSE 'user' || (i % 50000) || '@example.com' END AS email,
+       (ARRAY['DE', 'FR', 'GB', 'US', 'NL', 'XX'])[1 + i % 6] AS country,
+       CASE WHEN i % 53 = 0 THEN '' WHEN i % 7 = 0 THEN 'inactive' ELSE 'active' END AS status,
+       CASE WHEN i % 101 = 0 THEN NULL ELSE ((i % 100000) / 100.0)::numeric(12, 2) END AS amount
+FROM generate_series(0::bigint, {{last}}) AS i;
+ANALYZE {PG_TABLE};
+"""
+PG_FLOOR = (FLOOR.replace("FROM events", f"FROM {PG_TABLE}")
+            .replace("NOT regexp_matches(email, ", "email !~ (")
+            .replace("COUNT(DISTINCT (user_id, session_id))",
+                     "COUNT(DISTINCT ROW(user_id, session_id))"))
+
+
+def bench_postgres(url: str, rows: int, runs: int) -> list[tuple[str, float, int, str]]:
+    """The same contract on a PostgreSQL table of `rows` rows (one scan per object there too)."""
+    import psycopg
+    import yaml
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(PG_BUILD.format(half=max(rows // 2, 1), last=rows - 1).encode())
+    work = Path(tempfile.mkdtemp(prefix="packata-bench-pg-"))
+    document = contract_document(Path("unused"))
+    document.pop("servers")
+    document["schema"][0]["physicalName"] = PG_TABLE
+    contract = work / "contract.yaml"
+    contract.write_text(yaml.safe_dump(document), encoding="utf-8")
+    floor_script = (f"import psycopg; c = psycopg.connect({url!r}); "
+                    f"print(c.execute({PG_FLOOR!r}).fetchall())")
+    results = []
+    floor, floor_rss, _ = median_of(runs, [sys.executable, "-c", floor_script])
+    results.append(("floor: one hand-written statement", floor, floor_rss, "1"))
+    packata, packata_rss, out = median_of(
+        runs, [sys.executable, "-m", "packata_sql", "check", str(contract), "--url", url,
+               "--format", "json"])
+    report = json.loads(out)
+    fused = sum(1 for r in report["rules"] if r.get("fused"))
+    results.append((f"packata-sql check ({report['outcome']}, {fused} rules fused)", packata,
+                    packata_rss, "1"))
+    shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def print_table(rows: int, results: list[tuple[str, float, int, str]], engine: str = "DuckDB"
+                ) -> None:
     floor = results[0][1]
-    print(f"\n{rows:,} rows, DuckDB, {len(RULES)} library rules over {len(TYPES)} columns")
+    print(f"\n{rows:,} rows, {engine}, {len(RULES)} library rules over {len(TYPES)} columns")
     print(f"| {'variant':<55} | {'median s':>8} | {'× floor':>7} | {'scanning statements':>19} "
           f"| {'peak RSS MB':>11} |")
     print(f"|{'-' * 57}|{'-' * 10}|{'-' * 9}|{'-' * 21}|{'-' * 13}|")
@@ -217,9 +266,13 @@ def print_table(rows: int, results: list[tuple[str, float, int, str]]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1_000_000, 10_000_000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-datacontract", action="store_true")
+    parser.add_argument("--postgres-url", default=os.environ.get("PACKATA_TEST_POSTGRES_URL"),
+                        help="also measure a 1M-row PostgreSQL table (default: "
+                             "PACKATA_TEST_POSTGRES_URL)")
+    parser.add_argument("--postgres-rows", type=int, default=1_000_000)
     parser.add_argument("--datacontract-venv", type=Path, default=DCC_VENV,
                         help="where datacontract-cli is (or gets) installed")
     args = parser.parse_args()
@@ -230,6 +283,11 @@ def main() -> int:
     for rows in args.sizes:
         venv = None if args.no_datacontract else args.datacontract_venv
         print_table(rows, bench(rows, args.runs, venv))
+    if args.postgres_url:
+        rows = args.postgres_rows
+        print_table(rows, bench_postgres(args.postgres_url, rows, args.runs), "PostgreSQL")
+    else:
+        print("\nPostgreSQL: not measured (no --postgres-url or PACKATA_TEST_POSTGRES_URL)")
     return 0
 
 
