@@ -152,3 +152,39 @@ def test_every_engine_measures_the_same(engine, tmp_path, request):
     finally:
         if engine not in ("duckdb", "sqlite"):
             server.execute(create_statements(engine)[0])
+
+
+def test_mysql_columns_in_other_character_sets(mysql, tmp_path):
+    """Exact text comparison and patterns work on latin1 and case-insensitive utf8mb4 columns."""
+    mysql.execute(
+        "DROP TABLE IF EXISTS charsets",
+        "CREATE TABLE charsets (l VARCHAR(20) CHARACTER SET latin1,"
+        " u VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci)",
+        "INSERT INTO charsets VALUES ('é', 'é'), ('E', 'E'), ('e ', 'e '), ('É', 'É')",
+    )
+    rules = [
+        ("l", {"id": "l_valid", "metric": "invalidValues", "arguments": {"validValues": ["é", "e"]},
+               "mustBe": 3}),
+        ("l", {"id": "l_pattern", "metric": "invalidValues", "arguments": {"pattern": "^e"},
+               "mustBe": 3}),
+        ("u", {"id": "u_missing", "metric": "missingValues", "arguments": {"missingValues": ["É"]},
+               "mustBe": 1}),
+        ("u", {"id": "u_dups", "metric": "duplicateValues", "mustBe": 0}),
+    ]
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "c", "version": "1.0.0",
+                "status": "active", "schema": [{"name": "charsets", "properties": [
+                    {"name": column, "logicalType": "string",
+                     "quality": [rule for target, rule in rules if target == column]}
+                    for column in ("l", "u")]}]}
+    path = tmp_path / "charsets.yaml"
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    try:
+        loaded = load_odcs(str(path))
+        report = run(loaded, compile_contract(loaded, get_dialect("mysql")), mysql.reader,
+                     RunOptions())
+        assert {r.key: (r.status, r.value) for r in report.results} == {
+            "l_valid": (Status.PASSED, 3), "l_pattern": (Status.PASSED, 3),
+            "u_missing": (Status.PASSED, 1), "u_dups": (Status.PASSED, 0),
+        }
+    finally:
+        mysql.execute("DROP TABLE IF EXISTS charsets")

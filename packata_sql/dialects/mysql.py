@@ -34,8 +34,11 @@ class MySQL(Dialect):
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         # utf8mb4_bin is PAD SPACE on some servers: the length check keeps trailing spaces exact.
+        # The introducer makes the literal utf8mb4 whatever the connection's character set;
+        # the column (latin1, utf8mb3, …) is converted to it for the comparison.
+        literal = exp.Introducer(this="_utf8mb4", expression=exp.Literal.string(text))
         same = exp.EQ(this=column, expression=exp.Collate(
-            this=exp.Literal.string(text), expression=_BINARY_COLLATION.copy()
+            this=literal, expression=_BINARY_COLLATION.copy()
         ))
         length = exp.EQ(this=exp.func("CHAR_LENGTH", column.copy()),
                         expression=exp.Literal.number(len(text)))
@@ -45,8 +48,9 @@ class MySQL(Dialect):
         return exp.Cast(this=column, to=exp.DataType.build("BINARY"))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
-        # sqlglot writes REGEXP_LIKE, which MariaDB lacks; REGEXP works on both.
-        subject = self.render(exp.Collate(this=column, expression=_BINARY_COLLATION.copy()))
+        # sqlglot writes REGEXP_LIKE, which MariaDB lacks; REGEXP works on both. CONVERT first:
+        # COLLATE utf8mb4_bin is invalid on a latin1 column.
+        subject = f"CONVERT({self.render(column)} USING utf8mb4) COLLATE utf8mb4_bin"
         return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
 
     def family(self, type_name: str) -> Family:
