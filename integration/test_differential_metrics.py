@@ -188,3 +188,36 @@ def test_mysql_columns_in_other_character_sets(mysql, tmp_path):
         }
     finally:
         mysql.execute("DROP TABLE IF EXISTS charsets")
+
+
+def test_postgres_citext_and_collated_columns_compare_exactly(postgres, tmp_path):
+    postgres.execute(
+        "CREATE EXTENSION IF NOT EXISTS citext",
+        "DROP TABLE IF EXISTS collated",
+        'CREATE TABLE collated (ci citext, de text COLLATE "C")',
+        "INSERT INTO collated VALUES ('A', 'A'), ('a', 'a'), ('a ', 'a ')",
+        "GRANT SELECT ON collated TO packata_ro",
+    )
+    rules = {"ci": [{"id": "ci_valid", "metric": "invalidValues",
+                     "arguments": {"validValues": ["a"]}, "mustBe": 2},
+                    {"id": "ci_dups", "metric": "duplicateValues", "mustBe": 0},
+                    {"id": "ci_pattern", "metric": "invalidValues",
+                     "arguments": {"pattern": "^a$"}, "mustBe": 2}],
+             "de": [{"id": "de_missing", "metric": "missingValues",
+                     "arguments": {"missingValues": ["a"]}, "mustBe": 1}]}
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "c", "version": "1.0.0",
+                "status": "active", "schema": [{"name": "collated", "properties": [
+                    {"name": c, "logicalType": "string", "quality": q} for c, q in rules.items()
+                ]}]}
+    path = tmp_path / "collated.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    try:
+        loaded = load_odcs(str(path))
+        report = run(loaded, compile_contract(loaded, get_dialect("postgres")), postgres.reader,
+                     RunOptions())
+        assert {r.key: (r.status, r.value) for r in report.results} == {
+            "ci_valid": (Status.PASSED, 2), "ci_dups": (Status.PASSED, 0),
+            "ci_pattern": (Status.PASSED, 2), "de_missing": (Status.PASSED, 1),
+        }
+    finally:
+        postgres.execute("DROP TABLE IF EXISTS collated")

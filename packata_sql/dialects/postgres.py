@@ -27,8 +27,10 @@ class Postgres(Dialect):
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
-        # "C" compares bytes, whatever the column's (possibly nondeterministic) collation.
-        return exp.Collate(this=column, expression=exp.Identifier(this="C", quoted=True))
+        # "C" compares bytes, whatever the column's (possibly nondeterministic) collation; the
+        # cast to text first, because citext's own operators ignore case under any collation.
+        as_text = exp.Cast(this=column, to=exp.DataType.build("TEXT"))
+        return exp.Collate(this=as_text, expression=exp.Identifier(this="C", quoted=True))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))

@@ -131,15 +131,15 @@ class PostgresSession(TimedSession):
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute(f"SELECT * FROM {table} LIMIT 0")
-                description = cursor.description or []
+                description = list(cursor.description or [])
+                # Extension types (citext, …) have OIDs psycopg does not know: ask the server.
+                cursor.execute("SELECT oid, typname FROM pg_catalog.pg_type WHERE oid = ANY(%s)",
+                               [[column.type_code for column in description]])
+                names = {oid: str(name) for oid, name in cursor.fetchall()}
         finally:
             self._end()
-        types = self._psycopg.postgres.types
-        found: dict[str, Family] = {}
-        for column in description:
-            info = types.get(column.type_code)
-            found[column.name] = self.dialect.family(info.name if info else "")
-        return found
+        return {column.name: self.dialect.family(names.get(column.type_code, ""))
+                for column in description}
 
     _limit_ms = 300_000
 

@@ -1,20 +1,20 @@
 -- packata-sql golden SQL for postgres
 -- fused scan
-SELECT COUNT(*) AS "packata_rows", COUNT(*) AS "m1", COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT "Mixed Case" COLLATE "C", "select" FROM "it's ""odd"" `tbl` [x]") AS packata_keys) AS "m2", COUNT(*) - COUNT("Mixed Case") AS "m3", COUNT(CASE WHEN ("Mixed Case" COLLATE "C" = '') OR ("Mixed Case" COLLATE "C" = 'it''s') OR ("Mixed Case" COLLATE "C" = 'back\slash') OR ("Mixed Case" COLLATE "C" = '50%_') OR ("Mixed Case" COLLATE "C" = 'naïve ☃') OR ("Mixed Case" IS NULL) THEN 1 END) AS "m4", COUNT(CASE WHEN (("Mixed Case" COLLATE "C" = 'A') OR ("Mixed Case" COLLATE "C" = 'a ') OR ("Mixed Case" COLLATE "C" = 'x''y')) THEN NULL ELSE 1 END) AS "m5", COUNT(CASE WHEN NOT "Mixed Case" IS NULL AND "Mixed Case" COLLATE "C" ~ '^[A-Z][a-z]*\d?$' THEN NULL ELSE 1 END) AS "m6", COUNT(*) - COUNT(DISTINCT "Mixed Case" COLLATE "C") - COALESCE(MAX(CASE WHEN "Mixed Case" IS NULL THEN 1 ELSE 0 END), 0) AS "m7", COUNT(CASE WHEN (("select" = 1) OR ("select" = 2.5) OR ("select" = -3)) THEN NULL ELSE 1 END) AS "m8", COUNT(CASE WHEN ("flag" = FALSE) THEN 1 END) AS "m9" FROM "it's ""odd"" `tbl` [x]";
+SELECT COUNT(*) AS "packata_rows", COUNT(*) AS "m1", COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT CAST("Mixed Case" AS TEXT) COLLATE "C", "select" FROM "it's ""odd"" `tbl` [x]") AS packata_keys) AS "m2", COUNT(*) - COUNT("Mixed Case") AS "m3", COUNT(CASE WHEN (CAST("Mixed Case" AS TEXT) COLLATE "C" = '') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'it''s') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'back\slash') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = '50%_') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'naïve ☃') OR ("Mixed Case" IS NULL) THEN 1 END) AS "m4", COUNT(CASE WHEN ((CAST("Mixed Case" AS TEXT) COLLATE "C" = 'A') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'a ') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'x''y')) THEN NULL ELSE 1 END) AS "m5", COUNT(CASE WHEN NOT "Mixed Case" IS NULL AND CAST("Mixed Case" AS TEXT) COLLATE "C" ~ '^[A-Z][a-z]*\d?$' THEN NULL ELSE 1 END) AS "m6", COUNT(*) - COUNT(DISTINCT CAST("Mixed Case" AS TEXT) COLLATE "C") - COALESCE(MAX(CASE WHEN "Mixed Case" IS NULL THEN 1 ELSE 0 END), 0) AS "m7", COUNT(CASE WHEN (("select" = 1) OR ("select" = 2.5) OR ("select" = -3)) THEN NULL ELSE 1 END) AS "m8", COUNT(CASE WHEN ("flag" = FALSE) THEN 1 END) AS "m9" FROM "it's ""odd"" `tbl` [x]";
 -- rows
 SELECT COUNT(*) AS "packata_rows", COUNT(*) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- pair-duplicates
-SELECT COUNT(*) AS "packata_rows", COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT "Mixed Case" COLLATE "C", "select" FROM "it's ""odd"" `tbl` [x]") AS packata_keys) AS "m1" FROM "it's ""odd"" `tbl` [x]";
+SELECT COUNT(*) AS "packata_rows", COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT CAST("Mixed Case" AS TEXT) COLLATE "C", "select" FROM "it's ""odd"" `tbl` [x]") AS packata_keys) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- nulls
 SELECT COUNT(*) AS "packata_rows", COUNT(*) - COUNT("Mixed Case") AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- missing
-SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN ("Mixed Case" COLLATE "C" = '') OR ("Mixed Case" COLLATE "C" = 'it''s') OR ("Mixed Case" COLLATE "C" = 'back\slash') OR ("Mixed Case" COLLATE "C" = '50%_') OR ("Mixed Case" COLLATE "C" = 'naïve ☃') OR ("Mixed Case" IS NULL) THEN 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
+SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN (CAST("Mixed Case" AS TEXT) COLLATE "C" = '') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'it''s') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'back\slash') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = '50%_') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'naïve ☃') OR ("Mixed Case" IS NULL) THEN 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- valid
-SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN (("Mixed Case" COLLATE "C" = 'A') OR ("Mixed Case" COLLATE "C" = 'a ') OR ("Mixed Case" COLLATE "C" = 'x''y')) THEN NULL ELSE 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
+SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN ((CAST("Mixed Case" AS TEXT) COLLATE "C" = 'A') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'a ') OR (CAST("Mixed Case" AS TEXT) COLLATE "C" = 'x''y')) THEN NULL ELSE 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- pattern
-SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN NOT "Mixed Case" IS NULL AND "Mixed Case" COLLATE "C" ~ '^[A-Z][a-z]*\d?$' THEN NULL ELSE 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
+SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN NOT "Mixed Case" IS NULL AND CAST("Mixed Case" AS TEXT) COLLATE "C" ~ '^[A-Z][a-z]*\d?$' THEN NULL ELSE 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- duplicates
-SELECT COUNT(*) AS "packata_rows", COUNT(*) - COUNT(DISTINCT "Mixed Case" COLLATE "C") - COALESCE(MAX(CASE WHEN "Mixed Case" IS NULL THEN 1 ELSE 0 END), 0) AS "m1" FROM "it's ""odd"" `tbl` [x]";
+SELECT COUNT(*) AS "packata_rows", COUNT(*) - COUNT(DISTINCT CAST("Mixed Case" AS TEXT) COLLATE "C") - COALESCE(MAX(CASE WHEN "Mixed Case" IS NULL THEN 1 ELSE 0 END), 0) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- numbers
 SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN (("select" = 1) OR ("select" = 2.5) OR ("select" = -3)) THEN NULL ELSE 1 END) AS "m1" FROM "it's ""odd"" `tbl` [x]";
 -- booleans
