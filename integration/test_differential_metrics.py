@@ -221,3 +221,30 @@ def test_postgres_citext_and_collated_columns_compare_exactly(postgres, tmp_path
         }
     finally:
         postgres.execute("DROP TABLE IF EXISTS collated")
+
+
+def test_postgres_enum_columns_compare_as_text(postgres, tmp_path):
+    postgres.execute(
+        "DROP TABLE IF EXISTS moods", "DROP TYPE IF EXISTS mood",
+        "CREATE TYPE mood AS ENUM ('ok', 'OK', 'sad')", "CREATE TABLE moods (m mood)",
+        "INSERT INTO moods VALUES ('ok'), ('OK'), ('sad'), (NULL), ('ok')",
+        "GRANT SELECT ON moods TO packata_ro",
+    )
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "m", "version": "1.0.0",
+                "status": "active", "schema": [{"name": "moods", "properties": [{"name": "m",
+                "quality": [{"id": "valid", "metric": "invalidValues",
+                             "arguments": {"validValues": ["ok"]}, "mustBe": 3},
+                            {"id": "pattern", "metric": "invalidValues",
+                             "arguments": {"pattern": "^o"}, "mustBe": 3},
+                            {"id": "dups", "metric": "duplicateValues", "mustBe": 1}]}]}]}
+    path = tmp_path / "moods.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    try:
+        loaded = load_odcs(str(path))
+        report = run(loaded, compile_contract(loaded, get_dialect("postgres")), postgres.reader,
+                     RunOptions())
+        assert {r.key: (r.status, r.value) for r in report.results} == {
+            "valid": (Status.PASSED, 3), "pattern": (Status.PASSED, 3), "dups": (Status.PASSED, 1)
+        }
+    finally:
+        postgres.execute("DROP TABLE IF EXISTS moods", "DROP TYPE IF EXISTS mood")

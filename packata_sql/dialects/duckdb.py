@@ -26,7 +26,10 @@ class DuckDB(Dialect):
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
-        return exp.Collate(this=column, expression=exp.Identifier(this="binary", quoted=True))
+        # The cast turns ENUM values into text (a no-op on VARCHAR); "binary" overrides a
+        # column collation such as NOCASE.
+        as_text = exp.Cast(this=column, to=exp.DataType.build("VARCHAR"))
+        return exp.Collate(this=as_text, expression=exp.Identifier(this="binary", quoted=True))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
@@ -38,7 +41,7 @@ class DuckDB(Dialect):
 
     def family(self, type_name: str) -> Family:
         name = type_name.upper()
-        if name == "VARCHAR" or name.startswith("VARCHAR"):
+        if name == "VARCHAR" or name.startswith(("VARCHAR", "ENUM(")):
             return Family.TEXT
         if name == "BOOLEAN":
             return Family.BOOLEAN

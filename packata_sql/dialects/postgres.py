@@ -7,7 +7,7 @@ import sqlglot.expressions as exp
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import POSTGRES_FAMILY
 
-_TEXT = {"text", "varchar", "bpchar", "char", "name", "citext"}
+_TEXT = {"text", "varchar", "bpchar", "char", "name", "citext", "enum"}
 _NUMBER = {"int2", "int4", "int8", "numeric", "float4", "float8", "oid", "money"}
 _TEMPORAL = {"date", "time", "timetz", "timestamp", "timestamptz", "interval"}
 

@@ -133,8 +133,11 @@ class PostgresSession(TimedSession):
                 cursor.execute(f"SELECT * FROM {table} LIMIT 0")
                 description = list(cursor.description or [])
                 # Extension types (citext, …) have OIDs psycopg does not know: ask the server.
-                cursor.execute("SELECT oid, typname FROM pg_catalog.pg_type WHERE oid = ANY(%s)",
-                               [[column.type_code for column in description]])
+                cursor.execute(
+                    "SELECT oid, CASE typtype WHEN 'e' THEN 'enum' ELSE typname END"
+                    " FROM pg_catalog.pg_type WHERE oid = ANY(%s)",
+                    [[column.type_code for column in description]],
+                )
                 names = {oid: str(name) for oid, name in cursor.fetchall()}
         finally:
             self._end()

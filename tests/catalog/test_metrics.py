@@ -376,3 +376,32 @@ def test_composite_duplicates_on_a_missing_column_are_inconclusive(engine, check
     assert (report.results[0].status, report.results[0].diagnostic.code) == (
         Status.INCONCLUSIVE, "missing-column"
     )
+
+
+def test_duckdb_enum_columns_compare_as_text(tmp_path):
+    import duckdb
+
+    from packata_sql.compiler import compile_contract
+    from packata_sql.contracts.odcs import load_odcs
+    from packata_sql.dialects import get_dialect
+    from packata_sql.endpoint import Endpoint
+    from packata_sql.runner import RunOptions, run
+
+    database = tmp_path / "enum.duckdb"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TYPE mood AS ENUM ('ok', 'OK', 'sad')")
+    connection.execute("CREATE TABLE t (m mood)")
+    connection.execute("INSERT INTO t VALUES ('ok'), ('OK'), ('sad'), (NULL), ('ok')")
+    connection.close()
+    contract = tmp_path / "c.yaml"
+    contract.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: e\nversion: 1.0.0\nstatus: active\n"
+        "schema:\n  - name: t\n    properties:\n      - name: m\n        quality:\n"
+        "          - {id: valid, metric: invalidValues, arguments: {validValues: [ok]}, mustBe: 3}\n"
+        "          - {id: dups, metric: duplicateValues, mustBe: 1}\n", encoding="utf-8")
+    loaded = load_odcs(str(contract))
+    report = run(loaded, compile_contract(loaded, get_dialect("duckdb")),
+                 Endpoint("duckdb", str(database)), RunOptions())
+    assert {r.key: (r.status, r.value) for r in report.results} == {
+        "valid": (Status.PASSED, 3), "dups": (Status.PASSED, 1)
+    }
