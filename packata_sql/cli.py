@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -10,6 +11,7 @@ from typing import NoReturn
 from packata_sql import __version__
 
 EXIT_USAGE = 3
+EXIT_INTERNAL = 2  # the run is not complete
 
 
 class UsageError(Exception):
@@ -105,3 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"packata-sql: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as error:  # a bug: say so without the message, which may hold data
+        if os.environ.get("PACKATA_SQL_DEBUG") == "1":
+            raise
+        print(f"packata-sql: internal error ({type(error).__name__}); nothing was reported as "
+              "passed. Set PACKATA_SQL_DEBUG=1 to see the traceback.", file=sys.stderr)
+        return EXIT_INTERNAL

@@ -263,3 +263,21 @@ def test_ctrl_c_ends_with_partial_report_and_exit_130(tmp_path):
     assert report["rules"][0]["status"] == "skipped"
     assert report["rules"][0]["diagnostic"]["code"] == "cancelled"
     assert "Traceback" not in err
+
+
+def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypatch, capsys):
+    """A bug (simulated: the runner raises) ends with a short notice, not a traceback."""
+    from packata_sql import cli, runner
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"secret {SENTINEL}")
+
+    monkeypatch.setattr(runner, "run", broken)
+    monkeypatch.setattr("packata_sql.commands.run", broken)
+    db = people_db("duckdb", tmp_path)
+    contract = write_contract(tmp_path, "- {metric: nullValues, mustBe: 1}")
+    code = cli.main(["check", str(contract), "--url", f"duckdb:///{db}"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "internal error (RuntimeError)" in captured.err
+    assert SENTINEL not in captured.err + captured.out and "Traceback" not in captured.err
