@@ -151,6 +151,41 @@ def install_datacontract(venv: Path) -> Path | None:
     return python
 
 
+_QUERY_LOG_HOOK = """
+import os
+import duckdb
+_connect = duckdb.connect
+def connect(*args, **kwargs):
+    connection = _connect(*args, **kwargs)
+    connection.execute("CALL enable_logging('QueryLog', storage='file', storage_path='"
+                       + os.environ["PACKATA_BENCH_QUERY_LOG"] + "')")
+    return connection
+duckdb.connect = connect
+"""
+
+
+def count_scanning_statements(command: list[str], work: Path) -> str:
+    """Runs `command` once with DuckDB's query log on (through a sitecustomize hook that only
+    this run loads) and counts the logged statements that read rows of `events`."""
+    import csv
+
+    hook = work / "hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(_QUERY_LOG_HOOK, encoding="utf-8")
+    log = work / "query-log"
+    subprocess.run(command, capture_output=True, env={
+        **os.environ, "PYTHONPATH": str(hook), "PACKATA_BENCH_QUERY_LOG": str(log)})
+    entries = log / "duckdb_log_entries.csv"
+    if not entries.exists():
+        return "not measured"
+    with entries.open(newline="", encoding="utf-8") as handle:
+        messages = [row[-1] for row in csv.reader(handle)]
+    scans = [m for m in messages
+             if "events" in m and m.lstrip().upper().startswith(("SELECT", "WITH"))
+             and "LIMIT 0" not in m.upper() and "information_schema" not in m]
+    return f"{len(scans)} (query log)"
+
+
 def datacontract_contract(database: Path) -> dict:
     document = contract_document(database)
     for obj in document["schema"]:  # datacontract-cli reads `rule`-less ODCS 3.1 library rules
@@ -197,9 +232,10 @@ def bench(rows: int, runs: int, datacontract_venv: Path | None
             dcc_contract = work / "datacontract.yaml"
             dcc_contract.write_text(yaml.safe_dump(datacontract_contract(dcc_database)),
                                     encoding="utf-8")
-            binary = str(python.parent / "datacontract")
-            seconds, rss, _ = median_of(runs, [binary, "test", str(dcc_contract)])
-            results.append(("datacontract-cli 1.2.x test", seconds, rss, "not measured"))
+            command = [str(python.parent / "datacontract"), "test", str(dcc_contract)]
+            seconds, rss, _ = median_of(runs, command)
+            scans = count_scanning_statements(command, work)
+            results.append(("datacontract-cli 1.2.x test", seconds, rss, scans))
     shutil.rmtree(work, ignore_errors=True)
     return results
 
