@@ -53,6 +53,11 @@ class MySQL(Dialect):
         subject = f"CONVERT({self.render(column)} USING utf8mb4) COLLATE utf8mb4_bin"
         return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
 
+    def pattern_problem(self, pattern: str) -> str | None:
+        if "(?P<" in pattern:
+            return "MySQL 8 (ICU) has no (?P<name>) groups; write (?<name>) or a plain group"
+        return None
+
     def family(self, type_name: str) -> Family:
         code, _, size = type_name.partition(":")
         number = int(code) if code.isdigit() else -1

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import POSTGRES_FAMILY
 
+_UNSUPPORTED = re.compile(r"\(\?>|\(\?P<|[*+?}]\+")
 _TEXT = {"text", "varchar", "bpchar", "char", "name", "citext", "enum"}
 _NUMBER = {"int2", "int4", "int8", "numeric", "float4", "float8", "oid", "money"}
 _TEMPORAL = {"date", "time", "timetz", "timestamp", "timestamptz", "interval"}
@@ -34,6 +37,12 @@ class Postgres(Dialect):
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
+
+    def pattern_problem(self, pattern: str) -> str | None:
+        if _UNSUPPORTED.search(pattern):
+            return ("PostgreSQL regular expressions have no atomic groups, possessive "
+                    "quantifiers or (?P<name>) groups")
+        return None
 
     def family(self, type_name: str) -> Family:
         name = type_name.lower()

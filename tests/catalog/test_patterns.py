@@ -28,3 +28,23 @@ def test_length_and_syntax_guards_never_echo_the_pattern():
     assert "200" in pattern_problem("x" * 201)
     problem = pattern_problem("[unclosed")
     assert problem is not None and "[unclosed" not in problem
+
+
+@pytest.mark.parametrize("dialect,pattern,supported", [
+    ("postgres", "a(?=b)", True),
+    ("postgres", "(?<=a)b", True),
+    ("postgres", "a*+b", False),
+    ("postgres", "(?>ab)c", False),
+    ("postgres", "(?P<x>a)", False),
+    ("mysql", "(?P<x>a)", False),
+    ("mysql", "(?<x>a)", True),
+    ("duckdb", "(?P<x>a)", True),
+    ("duckdb", "a(?=b)", False),
+    ("bigquery", "\\1", False),
+    ("sqlite", "a(?=b)", True),
+    ("sqlserver", "a", False),
+])
+def test_engine_specific_pattern_support(dialect, pattern, supported):
+    from packata_sql.dialects import get_dialect
+
+    assert (get_dialect(dialect).pattern_problem(pattern) is None) is supported
