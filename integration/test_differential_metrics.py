@@ -154,6 +154,20 @@ def test_every_engine_measures_the_same(engine, tmp_path, request):
             server.execute(create_statements(engine)[0])
 
 
+def measured(server, tmp_path: Path, table: str, rules: dict[str, list[dict]]) -> dict:
+    """Runs `rules` (column → quality list) on `table` through the server's reader login."""
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "c", "version": "1.0.0",
+                "status": "active", "schema": [{"name": table, "properties": [
+                    {"name": column, "logicalType": "string", "quality": quality}
+                    for column, quality in rules.items()]}]}
+    path = tmp_path / f"{table}.yaml"
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    loaded = load_odcs(str(path))
+    report = run(loaded, compile_contract(loaded, get_dialect(server.engine)), server.reader,
+                 RunOptions())
+    return {r.key: (r.status, r.value) for r in report.results}
+
+
 def test_mysql_columns_in_other_character_sets(mysql, tmp_path):
     """Exact text comparison and patterns work on latin1 and case-insensitive utf8mb4 columns."""
     mysql.execute(
@@ -162,27 +176,17 @@ def test_mysql_columns_in_other_character_sets(mysql, tmp_path):
         " u VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci)",
         "INSERT INTO charsets VALUES ('é', 'é'), ('E', 'E'), ('e ', 'e '), ('É', 'É')",
     )
-    rules = [
-        ("l", {"id": "l_valid", "metric": "invalidValues", "arguments": {"validValues": ["é", "e"]},
-               "mustBe": 3}),
-        ("l", {"id": "l_pattern", "metric": "invalidValues", "arguments": {"pattern": "^e"},
-               "mustBe": 3}),
-        ("u", {"id": "u_missing", "metric": "missingValues", "arguments": {"missingValues": ["É"]},
-               "mustBe": 1}),
-        ("u", {"id": "u_dups", "metric": "duplicateValues", "mustBe": 0}),
-    ]
-    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "c", "version": "1.0.0",
-                "status": "active", "schema": [{"name": "charsets", "properties": [
-                    {"name": column, "logicalType": "string",
-                     "quality": [rule for target, rule in rules if target == column]}
-                    for column in ("l", "u")]}]}
-    path = tmp_path / "charsets.yaml"
-    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    rules = {
+        "l": [{"id": "l_valid", "metric": "invalidValues",
+               "arguments": {"validValues": ["é", "e"]}, "mustBe": 3},
+              {"id": "l_pattern", "metric": "invalidValues", "arguments": {"pattern": "^e"},
+               "mustBe": 3}],
+        "u": [{"id": "u_missing", "metric": "missingValues",
+               "arguments": {"missingValues": ["É"]}, "mustBe": 1},
+              {"id": "u_dups", "metric": "duplicateValues", "mustBe": 0}],
+    }
     try:
-        loaded = load_odcs(str(path))
-        report = run(loaded, compile_contract(loaded, get_dialect("mysql")), mysql.reader,
-                     RunOptions())
-        assert {r.key: (r.status, r.value) for r in report.results} == {
+        assert measured(mysql, tmp_path, "charsets", rules) == {
             "l_valid": (Status.PASSED, 3), "l_pattern": (Status.PASSED, 3),
             "u_missing": (Status.PASSED, 1), "u_dups": (Status.PASSED, 0),
         }
@@ -205,17 +209,8 @@ def test_postgres_citext_and_collated_columns_compare_exactly(postgres, tmp_path
                      "arguments": {"pattern": "^a$"}, "mustBe": 2}],
              "de": [{"id": "de_missing", "metric": "missingValues",
                      "arguments": {"missingValues": ["a"]}, "mustBe": 1}]}
-    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "c", "version": "1.0.0",
-                "status": "active", "schema": [{"name": "collated", "properties": [
-                    {"name": c, "logicalType": "string", "quality": q} for c, q in rules.items()
-                ]}]}
-    path = tmp_path / "collated.yaml"
-    path.write_text(yaml.safe_dump(document), encoding="utf-8")
     try:
-        loaded = load_odcs(str(path))
-        report = run(loaded, compile_contract(loaded, get_dialect("postgres")), postgres.reader,
-                     RunOptions())
-        assert {r.key: (r.status, r.value) for r in report.results} == {
+        assert measured(postgres, tmp_path, "collated", rules) == {
             "ci_valid": (Status.PASSED, 2), "ci_dups": (Status.PASSED, 0),
             "ci_pattern": (Status.PASSED, 2), "de_missing": (Status.PASSED, 1),
         }
@@ -230,20 +225,13 @@ def test_postgres_enum_columns_compare_as_text(postgres, tmp_path):
         "INSERT INTO moods VALUES ('ok'), ('OK'), ('sad'), (NULL), ('ok')",
         "GRANT SELECT ON moods TO packata_ro",
     )
-    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "m", "version": "1.0.0",
-                "status": "active", "schema": [{"name": "moods", "properties": [{"name": "m",
-                "quality": [{"id": "valid", "metric": "invalidValues",
-                             "arguments": {"validValues": ["ok"]}, "mustBe": 3},
-                            {"id": "pattern", "metric": "invalidValues",
-                             "arguments": {"pattern": "^o"}, "mustBe": 3},
-                            {"id": "dups", "metric": "duplicateValues", "mustBe": 1}]}]}]}
-    path = tmp_path / "moods.yaml"
-    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    rules = {"m": [{"id": "valid", "metric": "invalidValues",
+                    "arguments": {"validValues": ["ok"]}, "mustBe": 3},
+                   {"id": "pattern", "metric": "invalidValues", "arguments": {"pattern": "^o"},
+                    "mustBe": 3},
+                   {"id": "dups", "metric": "duplicateValues", "mustBe": 1}]}
     try:
-        loaded = load_odcs(str(path))
-        report = run(loaded, compile_contract(loaded, get_dialect("postgres")), postgres.reader,
-                     RunOptions())
-        assert {r.key: (r.status, r.value) for r in report.results} == {
+        assert measured(postgres, tmp_path, "moods", rules) == {
             "valid": (Status.PASSED, 3), "pattern": (Status.PASSED, 3), "dups": (Status.PASSED, 1)
         }
     finally:
