@@ -25,7 +25,6 @@ class Outcome(Enum):
 
 
 EXIT_CODES = {Outcome.PASS: 0, Outcome.WARN: 0, Outcome.FAIL: 1, Outcome.INCOMPLETE: 2}
-EXIT_USAGE = 3
 EXIT_INTERRUPTED = 130
 
 

@@ -127,8 +127,6 @@ def get_dialect(name: str) -> Dialect:
     return known[name]()
 
 
-#: Engines packata-sql connects to and renders library metrics for.
-DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "mysql")
 #: Engines whose authored SQL the template binder understands.
 BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")
 #: Engines `compile` renders for: the above plus warehouses reached through generated SQL.

@@ -7,6 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from packata_sql.catalog.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.contracts.model import Finding
 from packata_sql.report import Report, RuleResult
 from packata_sql.values import to_decimal
@@ -22,6 +23,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "outcome": report.outcome.value,
         "complete": report.complete,
         "read_only": report.read_only,
+        "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),
         "rules": [_rule(r) for r in report.results],

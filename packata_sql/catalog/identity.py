@@ -1,0 +1,5 @@
+"""Which metric catalog this build implements; reports name it (SEMANTICS 3)."""
+
+CATALOG = "odcs"
+CATALOG_VERSION = "3.2.0"
+PROGRAM = "packata-odcs/1"
