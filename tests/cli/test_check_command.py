@@ -90,6 +90,7 @@ def test_json_report_shape(engine, tmp_path):
     assert set(report) >= {"format", "outcome", "complete", "read_only", "summary", "rules", "findings"}
     assert report["format"] == "packata-sql/report@1"
     assert report["read_only"] == "enforced"
+    assert report["catalog"] == {"name": "odcs", "version": "3.2.0", "program": "packata-odcs/1"}
     assert report["summary"] == {"passed": 1, "failed": 1, "error": 0, "inconclusive": 0, "skipped": 0}
     first = report["rules"][0]
     assert set(first) >= {"key", "source_path", "category", "severity", "status", "value", "unit",
