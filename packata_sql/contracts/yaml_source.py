@@ -49,7 +49,7 @@ class Loaded:
 
 def load_yaml_file(path: str) -> Loaded:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
     except FileNotFoundError:
         raise SourceError(path, "file not found") from None
     except IsADirectoryError:

@@ -236,3 +236,11 @@ def test_duplicate_ids_get_distinct_keys(tmp_path):
     keys = [r.key for r in contract.rules]
     assert keys[0] == "same" and keys[1] != "same" and len(set(keys)) == 2
     assert [f.code for f in contract.findings] == ["duplicate-key"]
+
+
+def test_byte_order_mark_and_crlf_lines_load(tmp_path):
+    path = tmp_path / "windows.yaml"
+    text = HEAD + "schema:\n  - name: t\n    quality:\n      - metric: rowCount\n        mustBe: 1\n"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    contract = load_odcs(str(path))
+    assert [(r.key, r.line) for r in contract.rules] == [("schema[t].quality[0]", 9)]
