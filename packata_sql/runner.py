@@ -58,7 +58,6 @@ def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
 
 @dataclass
 class _Run:
-    compiled: Compiled
     options: RunOptions
     clock: Callable[[], float]
     started: float
@@ -89,7 +88,7 @@ def run(
     *,
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
-    state = _Run(compiled, options, clock, clock())
+    state = _Run(options, clock, clock())
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = _result(

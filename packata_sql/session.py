@@ -118,6 +118,8 @@ class TimedSession:
     authored_allowed: bool = True
     #: A statement that ignored its interruption still holds the connection.
     _stuck = False
+    #: The time limit of the statement being run, for engines that also enforce it server-side.
+    limit_s = 300.0
 
     # Engine-specific, called on the worker thread.
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -159,6 +161,7 @@ class TimedSession:
     def _timed(self, action: Callable[[], T], limit_s: float) -> T:
         if self._stuck:
             raise ProviderError("provider-error", "connection-busy")
+        self.limit_s = max(limit_s, 0.001)
         outcome: dict[str, Any] = {}
         finished = threading.Event()  # not Thread.join: an interrupted join corrupts it (< 3.13)
 

@@ -66,6 +66,10 @@ class Dialect:
             return exp.Table(this=parts[1], db=parts[0])
         return exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3])
 
+    def probe_sql(self, segments: Sequence[str]) -> str:
+        """A statement that returns an object's columns and reads no rows."""
+        return f"SELECT * FROM {self.render(self.table(segments))} LIMIT 0"
+
     def render(self, expression: exp.Expr) -> str:
         return expression.sql(dialect=self.sqlglot_name)
 

@@ -16,11 +16,6 @@ from packata_sql.endpoint import Endpoint
 from packata_sql.session import ENFORCED, TRUSTED, ProviderError, Refused, Result, TimedSession
 
 
-def _probe(dialect_name: str, segments: Sequence[str]) -> str:
-    dialect = get_dialect(dialect_name)
-    return f"SELECT * FROM {dialect.render(dialect.table(segments))} LIMIT 0"
-
-
 class DuckDBSession(TimedSession):
     """DESIGN.md recipe: a file opened read-only, external access off, configuration locked,
     exactly one SELECT per statement according to DuckDB's own parser."""
@@ -72,7 +67,7 @@ class DuckDBSession(TimedSession):
         return Result(width, list(cursor.fetchmany(2)) if width else [])
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
-        description = self._conn.execute(_probe("duckdb", segments)).description or []
+        description = self._conn.execute(self.dialect.probe_sql(segments)).description or []
         return {str(d[0]): self.dialect.family(str(d[1])) for d in description}
 
     def close(self) -> None:
@@ -136,7 +131,7 @@ class SQLiteSession(TimedSession):
             cursor.close()
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
-        cursor = self._conn.execute(_probe("sqlite", segments))
+        cursor = self._conn.execute(self.dialect.probe_sql(segments))
         try:
             return {str(d[0]): Family.DYNAMIC for d in cursor.description}
         finally:

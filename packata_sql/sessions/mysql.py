@@ -111,11 +111,11 @@ class MySQLSession(TimedSession):
         self._ensure()
         statement = sql
         if self._mariadb:
-            statement = f"SET STATEMENT max_statement_time={self._limit_s:.3f} FOR {sql}"
+            statement = f"SET STATEMENT max_statement_time={self.limit_s:.3f} FOR {sql}"
         cursor = self._conn.cursor()
         try:
             if not self._mariadb:
-                cursor.execute(f"SET SESSION max_execution_time = {int(self._limit_s * 1000)}")
+                cursor.execute(f"SET SESSION max_execution_time = {int(self.limit_s * 1000)}")
             cursor.execute("START TRANSACTION READ ONLY")
             cursor.execute(statement, parameters if parameters else None)
             width = len(cursor.description or ())
@@ -170,12 +170,11 @@ class MySQLSession(TimedSession):
             self._conn.close()
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
-        table = self.dialect.render(self.dialect.table(segments))
         self._ensure()
         cursor = self._conn.cursor()
         try:
             cursor.execute("START TRANSACTION READ ONLY")
-            cursor.execute(f"SELECT * FROM {table} LIMIT 0")
+            cursor.execute(self.dialect.probe_sql(segments))
             description = cursor.description or []
             cursor.fetchall()
         except self._pymysql.Error:
@@ -186,16 +185,6 @@ class MySQLSession(TimedSession):
                 cursor.close()
                 self._conn.rollback()
         return {str(d[0]): self.dialect.family(f"{d[1]}:{d[3]}") for d in description}
-
-    _limit_s = 300.0
-
-    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
-        self._limit_s = max(limit_s, 0.001)
-        return super().fetch_row(sql, limit_s)
-
-    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
-        self._limit_s = max(limit_s, 0.001)
-        return super().fetch_cell(sql, parameters, limit_s)
 
     def _interrupt(self) -> None:
         self._kill("QUERY")

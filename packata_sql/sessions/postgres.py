@@ -106,7 +106,7 @@ class PostgresSession(TimedSession):
         try:
             with self._conn.cursor() as setup:
                 setup.execute("SELECT set_config('statement_timeout', %s, true)",
-                              [str(self._limit_ms)])
+                              [str(max(1, int(self.limit_s * 1000)))])
             cursor = self._conn.cursor(name=_CURSOR)
             try:
                 cursor.execute(sql, parameters)
@@ -126,11 +126,10 @@ class PostgresSession(TimedSession):
             self._end()
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
-        table = self.dialect.render(self.dialect.table(segments))
         self._ensure()
         try:
             with self._conn.cursor() as cursor:
-                cursor.execute(f"SELECT * FROM {table} LIMIT 0")
+                cursor.execute(self.dialect.probe_sql(segments))
                 description = list(cursor.description or [])
                 # Extension types (citext, …) have OIDs psycopg does not know: ask the server.
                 cursor.execute(
@@ -143,19 +142,6 @@ class PostgresSession(TimedSession):
             self._end()
         return {column.name: self.dialect.family(names.get(column.type_code, ""))
                 for column in description}
-
-    _limit_ms = 300_000
-
-    def _timed_limit(self, limit_s: float) -> None:
-        self._limit_ms = max(1, int(limit_s * 1000))
-
-    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
-        self._timed_limit(limit_s)
-        return super().fetch_row(sql, limit_s)
-
-    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
-        self._timed_limit(limit_s)
-        return super().fetch_cell(sql, parameters, limit_s)
 
     def _interrupt(self) -> None:
         conn = self._conn
