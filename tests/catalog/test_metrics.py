@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from textwrap import dedent
 
 import pytest
 
 from packata_sql.report import Report, RuleResult, Status
+
+HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: t\nversion: 1.0.0\nstatus: active\n"
 
 
 def only(report: Report) -> RuleResult:
@@ -112,12 +115,7 @@ def test_numeric_member_never_matches_text_cells(engine, check, contract_for):
 
 
 def test_text_member_never_matches_number_cells_without_declared_type(engine, check):
-    contract = """
-    apiVersion: v3.1.0
-    kind: DataContract
-    id: t
-    version: 1.0.0
-    status: active
+    contract = HEAD + dedent("""
     schema:
       - name: t
         properties:
@@ -126,7 +124,7 @@ def test_text_member_never_matches_number_cells_without_declared_type(engine, ch
               - metric: missingValues
                 arguments: {missingValues: ['1', '', null]}
                 mustBe: 1
-    """
+    """)
     result = only(check(engine, contract, column_table([1, 2, None], "int", "n")))
     assert (result.status, result.value) == (Status.PASSED, 1)  # only the NULL
 
@@ -234,12 +232,7 @@ def test_duplicates_are_case_and_space_exact(engine, check, contract_for):
 
 
 def test_composite_duplicates_on_object(engine, check):
-    contract = """
-    apiVersion: v3.1.0
-    kind: DataContract
-    id: t
-    version: 1.0.0
-    status: active
+    contract = HEAD + dedent("""
     schema:
       - name: t
         quality:
@@ -253,19 +246,14 @@ def test_composite_duplicates_on_object(engine, check):
         properties:
           - {name: a, logicalType: string}
           - {name: b, logicalType: integer}
-    """
+    """)
     rows = [("x", 1), ("x", 1), ("x", 2), (None, None), (None, None), (None, None)]
     report = check(engine, contract, [("t", [("a", "text"), ("b", "int")], rows)])
     assert [(r.status, r.value) for r in report.results] == [(Status.PASSED, 3), (Status.PASSED, 50)]
 
 
 def test_composite_duplicates_need_declared_properties(engine, check):
-    contract = """
-    apiVersion: v3.1.0
-    kind: DataContract
-    id: t
-    version: 1.0.0
-    status: active
+    contract = HEAD + dedent("""
     schema:
       - name: t
         quality:
@@ -276,7 +264,7 @@ def test_composite_duplicates_need_declared_properties(engine, check):
             mustBe: 0
         properties:
           - {name: a}
-    """
+    """)
     report = check(engine, contract, [("t", [("a", "text")], [("x",)])])
     assert [(r.status, r.diagnostic.code) for r in report.results] == [
         (Status.SKIPPED, "unknown-property"), (Status.SKIPPED, "missing-argument")
@@ -356,12 +344,7 @@ def test_rule_whose_sql_fails_errors_alone(check, contract_for):
 
 
 def test_composite_duplicates_on_a_missing_column_are_inconclusive(engine, check):
-    contract = """
-    apiVersion: v3.1.0
-    kind: DataContract
-    id: t
-    version: 1.0.0
-    status: active
+    contract = HEAD + dedent("""
     schema:
       - name: t
         quality:
@@ -371,7 +354,7 @@ def test_composite_duplicates_on_a_missing_column_are_inconclusive(engine, check
         properties:
           - {name: a}
           - {name: b}
-    """
+    """)
     report = check(engine, contract, [("t", [("a", "text")], [("x",)])])
     assert (report.results[0].status, report.results[0].diagnostic.code) == (
         Status.INCONCLUSIVE, "missing-column"
@@ -395,8 +378,7 @@ def test_duckdb_enum_columns_compare_as_text(tmp_path):
     connection.close()
     contract = tmp_path / "c.yaml"
     contract.write_text(
-        "apiVersion: v3.1.0\nkind: DataContract\nid: e\nversion: 1.0.0\nstatus: active\n"
-        "schema:\n  - name: t\n    properties:\n      - name: m\n        quality:\n"
+        HEAD + "schema:\n  - name: t\n    properties:\n      - name: m\n        quality:\n"
         "          - {id: valid, metric: invalidValues, arguments: {validValues: [ok]}, mustBe: 3}\n"
         "          - {id: dups, metric: duplicateValues, mustBe: 1}\n", encoding="utf-8")
     loaded = load_odcs(str(contract))
