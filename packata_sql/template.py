@@ -27,8 +27,9 @@ DOLLAR = "dollar-quote"
 OBJECT_NAMES = frozenset({"object", "table"})
 PROPERTY_NAMES = frozenset({"property", "column"})
 PLACEHOLDER = re.compile(r"\$?\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_][A-Za-z0-9_]*))?\}")
-_DOLLAR_TAG = re.compile(r"\$(?:[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_\u0080-\U0010ffff]*)?\$")
-_IDENT_CHAR = re.compile(r"[A-Za-z0-9_$\u0080-\U0010ffff]")
+# Non-ASCII is written `[^\x00-\x7f]`: the range `\u0080-\U0010ffff` compiles 50x slower, at every start.
+_DOLLAR_TAG = re.compile(r"\$(?:(?:[A-Za-z_]|[^\x00-\x7f])(?:[A-Za-z0-9_]|[^\x00-\x7f])*)?\$")
+_IDENT_CHAR = re.compile(r"[A-Za-z0-9_$]|[^\x00-\x7f]")
 _DASH_FOLLOWERS = " \t\n\r\f\v"
 
 

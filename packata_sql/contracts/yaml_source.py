@@ -47,6 +47,10 @@ class Loaded:
         return self.lines.get(path)
 
 
+# libyaml's parser when PyYAML was built with it: ten times faster on large contracts.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml_file(path: str) -> Loaded:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
@@ -63,17 +67,25 @@ def load_yaml_file(path: str) -> Loaded:
 
 def load_yaml_text(text: str, path: str) -> Loaded:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        node = _compose_for_message(text, path)
+    if node is None:
+        raise SourceError(path, "the file is empty")
+    lines: dict[tuple[str | int, ...], int] = {}
+    return Loaded(_construct(node, (), lines, path), lines)
+
+
+def _compose_for_message(text: str, path: str) -> yaml.Node | None:
+    """Parses again with PyYAML's own parser, whose messages name the offending character."""
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else None
         raise SourceError(path, f"not valid YAML ({error.problem or 'syntax error'})", line) from None
     except yaml.YAMLError:
         raise SourceError(path, "not valid YAML") from None
-    if node is None:
-        raise SourceError(path, "the file is empty")
-    lines: dict[tuple[str | int, ...], int] = {}
-    return Loaded(_construct(node, (), lines, path), lines)
 
 
 def _construct(
@@ -93,7 +105,7 @@ def _construct(
     if isinstance(node, yaml.SequenceNode):
         return [_construct(item, (*path, i), lines, file) for i, item in enumerate(node.value)]
     assert isinstance(node, yaml.ScalarNode)
-    if node.style is not None:  # quoted, literal or folded: always text
+    if node.style:  # quoted, literal or folded: always text (libyaml says "" for plain)
         return str(node.value)
     return _plain_scalar(str(node.value))
 

@@ -205,6 +205,15 @@ def test_unparseable_yaml_names_file_and_line(tmp_path):
     assert raised.value.line is not None and str(path) in str(raised.value)
 
 
+def test_yaml_errors_name_the_offending_character_and_line(tmp_path):
+    path = tmp_path / "tabs.yaml"
+    path.write_text("apiVersion: v3.0.2\nschema:\n\t- name: t\n", encoding="utf-8")
+    with pytest.raises(SourceError) as raised:
+        load_odcs(str(path))
+    assert raised.value.line == 3
+    assert "'\\t'" in str(raised.value)
+
+
 @pytest.mark.parametrize("text,expected", [
     ("- just\n- a list\n", "not a mapping"),
     ("title: hello\n", "apiVersion"),
