@@ -134,24 +134,54 @@ def embedded(engine: str, tmp_path: Path) -> Endpoint:
     return Endpoint(engine, str(path))
 
 
+def load_server(server: Any) -> None:
+    server.execute(*create_statements(server.engine))
+    connection = server.connect()
+    try:
+        connection.cursor().executemany(insert_sql(server.engine, "%s"), ROWS)
+    finally:
+        connection.close()
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])
 def test_every_engine_measures_the_same(engine, tmp_path, request):
     if engine in ("duckdb", "sqlite"):
-        endpoint = embedded(engine, tmp_path)
-    else:
-        server = request.getfixturevalue(engine)
-        server.execute(*create_statements(engine))
-        connection = server.connect()
-        try:
-            connection.cursor().executemany(insert_sql(engine, "%s"), ROWS)
-        finally:
-            connection.close()
-        endpoint = server.reader
+        assert measure(engine, embedded(engine, tmp_path), tmp_path) == EXPECTED
+        return
+    server = request.getfixturevalue(engine)
+    load_server(server)
     try:
-        assert measure(engine, endpoint, tmp_path) == EXPECTED
+        assert measure(engine, server.reader, tmp_path) == EXPECTED
     finally:
-        if engine not in ("duckdb", "sqlite"):
-            server.execute(create_statements(engine)[0])
+        server.execute(create_statements(engine)[0])
+
+
+# Settings a DBA may give the server, the database or the login, under which '…' and NOT read
+# differently: the sessions must measure exactly as under the defaults.
+_FOREIGN_MODES = "NO_BACKSLASH_ESCAPES,ANSI_QUOTES,HIGH_NOT_PRECEDENCE,PIPES_AS_CONCAT"
+
+
+def test_server_text_modes_do_not_change_measurements(server, tmp_path):
+    load_server(server)
+    reader = server.reader.user
+    if server.engine == "postgres":
+        configure = [f"ALTER ROLE {reader} SET standard_conforming_strings = off"]
+        restore = [f"ALTER ROLE {reader} RESET standard_conforming_strings"]
+    else:
+        previous = server.execute("SELECT @@GLOBAL.sql_mode")[0][0]
+        mariadb = "mariadb" in server.execute("SELECT VERSION()")[0][0].lower()
+        modes = _FOREIGN_MODES + (",EMPTY_STRING_IS_NULL" if mariadb else "")
+        configure = [f"SET GLOBAL sql_mode = '{modes}'"]
+        restore = ["SET GLOBAL sql_mode = %s"]
+    try:
+        server.execute(*configure)
+        assert measure(server.engine, server.reader, tmp_path) == EXPECTED
+    finally:
+        if server.engine == "postgres":
+            server.execute(*restore)
+        else:
+            server.execute(*restore, parameters=[previous])
+        server.execute(create_statements(server.engine)[0])
 
 
 def measured(server, tmp_path: Path, table: str, rules: dict[str, list[dict]]) -> dict:

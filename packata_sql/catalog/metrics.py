@@ -113,7 +113,10 @@ class InvalidValues(MetricHandler):
             if context.family(name) not in (None, Family.TEXT, Family.DYNAMIC):
                 raise TypeMismatch
             text_guard = context.dialect.is_text(column)
-            criteria.append(exp.Not(this=exp.Is(this=column, expression=exp.Null())))
+            # NOT (x IS NULL), parenthesised: MySQL's HIGH_NOT_PRECEDENCE reads `NOT x IS NULL`
+            # as `(NOT x) IS NULL`.
+            not_null = exp.paren(exp.Is(this=column, expression=exp.Null()), copy=False)
+            criteria.append(exp.Not(this=not_null))
             if text_guard is not None:
                 criteria.append(text_guard)
             criteria.append(context.dialect.regex_search(column, pattern))

@@ -34,6 +34,20 @@ _MISSING = {1146, 1049, 1051}
 _DENIED = {1142, 1143, 1227, 1044, 1792, 1290, 1370}
 _LOST = {2006, 2013, 2055, 1927, 1053}
 _TIMEOUT = {1969, 3024, 1317}
+# SQL modes under which the generated SQL and the binder would read text differently: no
+# backslash escapes, "…" as identifiers, NOT binding tighter than IS, || as concatenation, ''
+# read as NULL, CHAR values padded, and the composite modes (and MariaDB's Oracle grammar).
+_FOREIGN_MODES = frozenset({
+    "NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "HIGH_NOT_PRECEDENCE", "PIPES_AS_CONCAT",
+    "EMPTY_STRING_IS_NULL", "PAD_CHAR_TO_FULL_LENGTH", "ANSI", "ORACLE", "MSSQL", "DB2",
+    "POSTGRESQL", "MAXDB",
+})
+
+
+def session_sql_mode(configured: str) -> str:
+    """The server's sql_mode without the modes that change how SQL text reads."""
+    return ",".join(mode for mode in configured.split(",")
+                    if mode and mode.strip().upper() not in _FOREIGN_MODES)
 
 
 def write_privileges(grants: Sequence[str]) -> list[str]:
@@ -85,8 +99,15 @@ class MySQLSession(TimedSession):
     def _connect(self) -> None:
         self._conn = self._open()
         self._mariadb = "mariadb" in str(self._conn.get_server_info()).lower()
-        with self._conn.cursor() as cursor:
-            cursor.execute("SET SESSION TRANSACTION READ ONLY")
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute("SET SESSION TRANSACTION READ ONLY")
+                cursor.execute("SELECT @@SESSION.sql_mode")
+                rows = cursor.fetchall()
+                configured = str(rows[0][0]) if rows and rows[0][0] is not None else ""
+                cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
+        except self._pymysql.Error as error:
+            raise self._classify(error) from None
 
     def _connection_error(self, error: Exception) -> ProviderError:
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None

@@ -36,6 +36,10 @@ SELECT r.rolsuper,
 FROM pg_catalog.pg_roles r WHERE r.rolname = current_user
 """
 _CURSOR = "packata_sql_cell"
+# For the statement's transaction only: its time limit, and '…' literals without backslash
+# escapes whatever the role or database sets (the generated SQL and the binder assume them).
+_SETUP = ("SELECT set_config('statement_timeout', %s, true), "
+          "set_config('standard_conforming_strings', 'on', true)")
 
 
 def login_risks(row: Sequence[Any]) -> list[str]:
@@ -105,8 +109,7 @@ class PostgresSession(TimedSession):
         self._ensure()
         try:
             with self._conn.cursor() as setup:
-                setup.execute("SELECT set_config('statement_timeout', %s, true)",
-                              [str(max(1, int(self.limit_s * 1000)))])
+                setup.execute(_SETUP, [str(max(1, int(self.limit_s * 1000)))])
             cursor = self._conn.cursor(name=_CURSOR)
             try:
                 cursor.execute(sql, parameters)
