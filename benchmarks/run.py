@@ -1,9 +1,9 @@
 """`make bench`: packata-sql against the floor (one hand-written statement in the engine's own
 process), one query per rule, and datacontract-cli, on DuckDB tables of 1M and 10M rows.
 
-Prints one table per size: median wall time of whole processes over RUNS runs, the ratio to the
-floor, the statements that scan the table, and peak RSS. Quote ratios, not seconds.
-Usage: python benchmarks/run.py [--sizes 1000000 10000000] [--runs 3] [--no-datacontract]
+Prints one table per size: median wall time and median peak RSS of whole processes over RUNS
+runs, the ratio to the floor, and the statements that scan the table. Quote ratios, not seconds.
+Usage: python benchmarks/run.py [--sizes 1000000 10000000] [--runs 5] [--no-datacontract]
 """
 
 from __future__ import annotations
@@ -122,7 +122,8 @@ def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float,
 def median_of(runs: int, command: list[str], env: dict[str, str] | None = None
               ) -> tuple[float, int, str]:
     samples = [timed(command, env) for _ in range(runs)]
-    return (statistics.median(s[0] for s in samples), max(s[1] for s in samples), samples[-1][2])
+    return (statistics.median(s[0] for s in samples), int(statistics.median(s[1] for s in samples)),
+            samples[-1][2])
 
 
 def per_rule_script(database: Path, contract: Path) -> str:
@@ -152,38 +153,35 @@ def install_datacontract(venv: Path) -> Path | None:
 
 
 _QUERY_LOG_HOOK = """
-import os
 import duckdb
 _connect = duckdb.connect
 def connect(*args, **kwargs):
     connection = _connect(*args, **kwargs)
-    connection.execute("CALL enable_logging('QueryLog', storage='file', storage_path='"
-                       + os.environ["PACKATA_BENCH_QUERY_LOG"] + "')")
+    connection.execute("CALL enable_logging('QueryLog', storage='stdout')")
     return connection
 duckdb.connect = connect
 """
 
 
 def count_scanning_statements(command: list[str], work: Path) -> str:
-    """Runs `command` once with DuckDB's query log on (through a sitecustomize hook that only
-    this run loads) and counts the logged statements that read rows of `events`."""
+    """Runs `command` once with DuckDB's query log written to its stdout (through a
+    sitecustomize hook that only this run loads; stdout because packata-sql turns DuckDB's
+    file access off) and counts the logged statements that read rows of `events`."""
     import csv
 
     hook = work / "hook"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(_QUERY_LOG_HOOK, encoding="utf-8")
-    log = work / "query-log"
-    subprocess.run(command, capture_output=True, env={
-        **os.environ, "PYTHONPATH": str(hook), "PACKATA_BENCH_QUERY_LOG": str(log)})
-    entries = log / "duckdb_log_entries.csv"
-    if not entries.exists():
+    done = subprocess.run(command, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(hook)})
+    rows = csv.reader(done.stdout.splitlines(keepends=True), delimiter="\t")
+    messages = [row[-1] for row in rows if len(row) > 8 and "QueryLog" in row]
+    if not messages:
         return "not measured"
-    with entries.open(newline="", encoding="utf-8") as handle:
-        messages = [row[-1] for row in csv.reader(handle)]
     scans = [m for m in messages
              if "events" in m and m.lstrip().upper().startswith(("SELECT", "WITH"))
              and "LIMIT 0" not in m.upper() and "information_schema" not in m]
-    return f"{len(scans)} (query log)"
+    return str(len(scans))
 
 
 def datacontract_contract(database: Path) -> dict:
@@ -217,18 +215,22 @@ def bench(rows: int, runs: int, datacontract_venv: Path | None
     floor_script = (f"import duckdb; c = duckdb.connect({str(database)!r}, read_only=True); "
                     "c.execute('SET enable_progress_bar = false'); "
                     f"print(c.execute({FLOOR!r}).fetchall())")
-    floor, floor_rss, _ = median_of(runs, [sys.executable, "-c", floor_script])
-    results.append(("floor: one hand-written statement", floor, floor_rss, "1"))
-    packata, packata_rss, out = median_of(
-        runs, [sys.executable, "-m", "packata_sql", "check", str(contract), "--format", "json"])
+    command = [sys.executable, "-c", floor_script]
+    floor, floor_rss, _ = median_of(runs, command)
+    results.append(("floor: one hand-written statement", floor, floor_rss,
+                    count_scanning_statements(command, work)))
+    command = [sys.executable, "-m", "packata_sql", "check", str(contract), "--format", "json"]
+    packata, packata_rss, out = median_of(runs, command)
     report = json.loads(out)
     fused = sum(1 for r in report["rules"] if r.get("fused"))
     results.append((f"packata-sql check ({report['outcome']}, {fused} rules fused)", packata,
-                    packata_rss, "1"))
+                    packata_rss, count_scanning_statements(command, work)))
     script = work / "per_rule.py"
     script.write_text(per_rule_script(database, contract), encoding="utf-8")
-    per_rule, per_rule_rss, _ = median_of(runs, [sys.executable, str(script)])
-    results.append(("one query per rule", per_rule, per_rule_rss, str(len(RULES))))
+    command = [sys.executable, str(script)]
+    per_rule, per_rule_rss, _ = median_of(runs, command)
+    results.append(("one query per rule", per_rule, per_rule_rss,
+                    count_scanning_statements(command, work)))
     if datacontract_venv is not None:
         python = install_datacontract(datacontract_venv)
         if python is None:
@@ -283,14 +285,14 @@ def bench_postgres(url: str, rows: int, runs: int) -> list[tuple[str, float, int
                     f"print(c.execute({PG_FLOOR!r}).fetchall())")
     results = []
     floor, floor_rss, _ = median_of(runs, [sys.executable, "-c", floor_script])
-    results.append(("floor: one hand-written statement", floor, floor_rss, "1"))
+    results.append(("floor: one hand-written statement", floor, floor_rss, "1 (plan)"))
     packata, packata_rss, out = median_of(
         runs, [sys.executable, "-m", "packata_sql", "check", str(contract), "--url", url,
                "--format", "json"])
     report = json.loads(out)
     fused = sum(1 for r in report["rules"] if r.get("fused"))
     results.append((f"packata-sql check ({report['outcome']}, {fused} rules fused)", packata,
-                    packata_rss, "1"))
+                    packata_rss, "1 (plan)"))
     shutil.rmtree(work, ignore_errors=True)
     return results
 
@@ -310,7 +312,7 @@ def print_table(rows: int, results: list[tuple[str, float, int, str]], engine: s
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000_000, 10_000_000])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-datacontract", action="store_true")
     parser.add_argument("--postgres-url", default=os.environ.get("PACKATA_TEST_POSTGRES_URL"),
                         help="also measure a 1M-row PostgreSQL table (default: "
