@@ -186,6 +186,11 @@ def test_server_text_modes_do_not_change_measurements(server, tmp_path):
 
 def measured(server, tmp_path: Path, table: str, rules: dict[str, list[dict]]) -> dict:
     """Runs `rules` (column → quality list) on `table` through the server's reader login."""
+    return measured_on(server.reader, tmp_path, table, rules)
+
+
+def measured_on(endpoint: Endpoint, tmp_path: Path, table: str, rules: dict[str, list[dict]]
+                ) -> dict:
     document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "c", "version": "1.0.0",
                 "status": "active", "schema": [{"name": table, "properties": [
                     {"name": column, "logicalType": "string", "quality": quality}
@@ -193,7 +198,7 @@ def measured(server, tmp_path: Path, table: str, rules: dict[str, list[dict]]) -
     path = tmp_path / f"{table}.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     loaded = load_odcs(str(path))
-    report = run(loaded, compile_contract(loaded, get_dialect(server.engine)), server.reader,
+    report = run(loaded, compile_contract(loaded, get_dialect(endpoint.engine)), endpoint,
                  RunOptions())
     return {r.key: (r.status, r.value) for r in report.results}
 
@@ -266,3 +271,54 @@ def test_postgres_enum_columns_compare_as_text(postgres, tmp_path):
         }
     finally:
         postgres.execute("DROP TABLE IF EXISTS moods", "DROP TYPE IF EXISTS mood")
+
+
+# SEMANTICS 3.3 on every engine: a pattern means what it means in RE2 (ASCII classes, `.` is
+# anything but a newline, `$` only at the very end), with (?i) folding ASCII letters only,
+# whatever the engine's own regex library.
+PATTERN_VALUES = ["abc\n", "naïve", "a\nb", "٣", "x y", "\u00a0", "ABC", "a.b", "tab\t", "é",
+                  "\v", "a_b"]
+# Invalid rows (no match) among PATTERN_VALUES, worked by hand.
+PATTERN_INVALID = {
+    "^abc$": 12, r"^\w+$": 10, "a.b": 10, r"\d": 12, r"\s": 8, "[[:alpha:]]": 4, r"\bx\b": 11,
+    "^.$": 8, r"\W": 2, "(?i)^abc": 10, "b$": 9, "^[^a]": 4, r"\Bb": 9, r"[\w.]{3}": 7,
+    "(?i)É": 12, "(?i)^A": 7,  # (?i) folds ASCII letters only
+}
+
+
+def test_patterns_match_the_same_texts_on_every_engine(tmp_path, request):
+    rules = {"v": [{"id": f"p{i}", "metric": "invalidValues", "arguments": {"pattern": p},
+                    "mustBe": 0} for i, p in enumerate(PATTERN_INVALID)]}
+    expected = {f"p{i}": n for i, n in enumerate(PATTERN_INVALID.values())}
+    path = tmp_path / "patterns.duckdb"
+    connection: Any = duckdb.connect(str(path))
+    connection.execute("CREATE TABLE patterns (v VARCHAR)")
+    connection.executemany("INSERT INTO patterns VALUES (?)", [[v] for v in PATTERN_VALUES])
+    connection.close()
+    lite = sqlite3.connect(str(tmp_path / "patterns.sqlite"))
+    lite.execute("CREATE TABLE patterns (v TEXT)")
+    lite.executemany("INSERT INTO patterns VALUES (?)", [[v] for v in PATTERN_VALUES])
+    lite.commit()
+    lite.close()
+    targets: list[Any] = [Endpoint("duckdb", str(path)),
+                          Endpoint("sqlite", str(tmp_path / "patterns.sqlite"))]
+    servers = [request.getfixturevalue(engine) for engine in ("postgres", "mysql")]
+    for server in servers:
+        text = "text" if server.engine == "postgres" else "VARCHAR(20) CHARACTER SET utf8mb4"
+        server.execute("DROP TABLE IF EXISTS patterns", f"CREATE TABLE patterns (v {text})")
+        admin = server.connect()
+        try:
+            admin.cursor().executemany("INSERT INTO patterns VALUES (%s)",
+                                       [[v] for v in PATTERN_VALUES])
+        finally:
+            admin.close()
+        targets.append(server)
+    try:
+        for target in targets:
+            endpoint = target if isinstance(target, Endpoint) else target.reader
+            found = {key: value for key, (_, value) in measured_on(
+                endpoint, tmp_path, "patterns", rules).items()}
+            assert found == expected, endpoint.engine
+    finally:
+        for server in servers:
+            server.execute("DROP TABLE IF EXISTS patterns")

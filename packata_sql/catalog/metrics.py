@@ -15,6 +15,7 @@ from packata_sql.catalog.base import (
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects.regex import portable
 
 _ONE = exp.Literal.number(1)
 
@@ -119,7 +120,8 @@ class InvalidValues(MetricHandler):
             criteria.append(exp.Not(this=not_null))
             if text_guard is not None:
                 criteria.append(text_guard)
-            criteria.append(context.dialect.regex_search(column, pattern))
+            spelled = portable(pattern, context.dialect.regex_flavor)
+            criteria.append(context.dialect.regex_search(column, spelled))
         valid = criteria[0]
         for criterion in criteria[1:]:
             valid = exp.And(this=valid, expression=criterion)

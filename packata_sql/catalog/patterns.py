@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import warnings
+
+from packata_sql.dialects.regex import BRACES, Flavor, NotPortable, portable
 
 MAX_PATTERN_LENGTH = 200
 
@@ -11,10 +14,27 @@ def pattern_problem(pattern: str) -> str | None:
     """Why a pattern is refused on every engine, or None. Never echoes the pattern."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"the pattern is longer than {MAX_PATTERN_LENGTH} characters"
+    problem = engine_problem(pattern)
+    if problem is not None:
+        return problem
     try:
-        re.compile(pattern)
-    except re.error:
-        return "the pattern is not a valid regular expression"
+        portable(pattern, Flavor.RE2)
+    except NotPortable as construct:
+        return f"engines read {construct} differently"
+    return None
+
+
+def engine_problem(pattern: str) -> str | None:
+    """The guard of an engine that runs patterns in Python (SQLite): a pattern spelled by
+    `portable` (longer than its source) or written in an authored SQL rule."""
+    if len(pattern) > 8 * MAX_PATTERN_LENGTH:
+        return "the pattern is too long"
+    with warnings.catch_warnings():  # `[[` draws a FutureWarning that would reach stderr
+        warnings.simplefilter("ignore")
+        try:
+            re.compile(pattern)
+        except re.error:
+            return "the pattern is not a valid regular expression"
     if catastrophic(pattern):
         return ("a repeated group contains a variable quantifier or alternation "
                 "(catastrophic backtracking)")
@@ -71,7 +91,6 @@ def _skip_class(pattern: str, index: int) -> int:
     return index + 1
 
 
-_BRACES = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
 
 def _quantifier(pattern: str, index: int) -> tuple[bool, bool, int]:
@@ -84,7 +103,7 @@ def _quantifier(pattern: str, index: int) -> tuple[bool, bool, int]:
     elif char == "?":
         repeats, variable, end = False, True, index + 1
     else:
-        braces = _BRACES.match(pattern, index)
+        braces = BRACES.match(pattern, index)
         if braces is None or not (braces.group(1) or braces.group(3)):
             return False, False, index
         low = int(braces.group(1) or 0)
@@ -95,3 +114,4 @@ def _quantifier(pattern: str, index: int) -> tuple[bool, bool, int]:
     if end < len(pattern) and pattern[end] in "?+":
         end += 1
     return repeats, variable, end
+

@@ -10,6 +10,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.regex import Flavor
 
 
 class Family(Enum):
@@ -96,7 +97,11 @@ class Dialect:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
 
+    #: How the engine reads a regular expression; `portable` spells patterns for it.
+    regex_flavor: Flavor = Flavor.RE2
+
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
+        """`column` contains a match of `pattern` (already spelled for `regex_flavor`)."""
         raise NotImplementedError
 
     def pattern_problem(self, pattern: str) -> str | None:

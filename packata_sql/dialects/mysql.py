@@ -8,6 +8,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.regex import Flavor
 
 _BINARY_COLLATION = exp.Var(this="utf8mb4_bin")
 # pymysql field type codes
@@ -22,6 +23,7 @@ class MySQL(Dialect):
     sqlglot_name = "mysql"
     case_insensitive_names = True
     library_metrics = True
+    regex_flavor = Flavor.ICU_PCRE
     lexical = LexicalRules(
         strings={"'": True, '"': True},
         identifiers={"`": "`"},
@@ -52,11 +54,6 @@ class MySQL(Dialect):
         # COLLATE utf8mb4_bin is invalid on a latin1 column.
         subject = f"CONVERT({self.render(column)} USING utf8mb4) COLLATE utf8mb4_bin"
         return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
-
-    def pattern_problem(self, pattern: str) -> str | None:
-        if "(?P<" in pattern:
-            return "MySQL 8 (ICU) has no (?P<name>) groups; write (?<name>) or a plain group"
-        return None
 
     def family(self, type_name: str) -> Family:
         code, _, size = type_name.partition(":")

@@ -8,8 +8,9 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import POSTGRES_FAMILY
+from packata_sql.dialects.regex import Flavor
 
-_UNSUPPORTED = re.compile(r"\(\?>|\(\?P<|[*+?}]\+")
+_UNSUPPORTED = re.compile(r"\(\?>|[*+?}]\+")
 _TEXT = {"text", "varchar", "bpchar", "char", "name", "citext", "enum"}
 _NUMBER = {"int2", "int4", "int8", "numeric", "float4", "float8", "oid", "money"}
 _TEMPORAL = {"date", "time", "timetz", "timestamp", "timestamptz", "interval"}
@@ -20,6 +21,7 @@ class Postgres(Dialect):
     sqlglot_name = "postgres"
     library_metrics = True
     lexical = POSTGRES_FAMILY
+    regex_flavor = Flavor.POSTGRES
     parameter_marker = "%s"
     # psycopg runs statements through the extended protocol only when parameters are passed,
     # so the session always passes a list and `%` is always written `%%`.
@@ -40,8 +42,7 @@ class Postgres(Dialect):
 
     def pattern_problem(self, pattern: str) -> str | None:
         if _UNSUPPORTED.search(pattern):
-            return ("PostgreSQL regular expressions have no atomic groups, possessive "
-                    "quantifiers or (?P<name>) groups")
+            return "PostgreSQL regular expressions have no atomic groups or possessive quantifiers"
         return None
 
     def family(self, type_name: str) -> Family:

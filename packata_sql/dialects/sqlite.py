@@ -8,6 +8,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family, number_literal
 from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.regex import Flavor
 
 
 def _typeof_in(column: exp.Expr, *storage_classes: str) -> exp.Expr:
@@ -23,6 +24,7 @@ class SQLite(Dialect):
     case_insensitive_names = True
     library_metrics = True
     dynamic_typing = True
+    regex_flavor = Flavor.PYTHON
     lexical = LexicalRules(
         identifiers={'"': '"', "`": "`", "[": "]"},
         undoubled_identifiers=frozenset("["),
