@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 
-from packata_sql.dialects.regex import BRACES, Flavor, NotPortable, portable
+from packata_sql.dialects.regex import BRACES, Flavor, NotPortable, class_end, portable
 
 MAX_PATTERN_LENGTH = 200
 
@@ -51,7 +51,7 @@ def catastrophic(pattern: str) -> bool:
             index = _after_atom(pattern, index + 2, risky)
             continue
         if char == "[":
-            index = _after_atom(pattern, _skip_class(pattern, index), risky)
+            index = _after_atom(pattern, class_end(pattern, index), risky)
             continue
         if char == "(":
             risky.append(False)
@@ -78,19 +78,6 @@ def _after_atom(pattern: str, index: int, risky: list[bool]) -> int:
     if variable:
         risky[-1] = True
     return end
-
-
-def _skip_class(pattern: str, index: int) -> int:
-    index += 1
-    if index < len(pattern) and pattern[index] == "^":
-        index += 1
-    if index < len(pattern) and pattern[index] == "]":
-        index += 1
-    while index < len(pattern) and pattern[index] != "]":
-        index += 2 if pattern[index] == "\\" else 1
-    return index + 1
-
-
 
 
 def _quantifier(pattern: str, index: int) -> tuple[bool, bool, int]:

@@ -8,6 +8,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import POSTGRES_FAMILY
+from packata_sql.dialects.regex import skeleton
 
 _UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
 _NUMBER = re.compile(
@@ -40,7 +41,7 @@ class DuckDB(Dialect):
         return exp.Anonymous(this="REGEXP_MATCHES", expressions=[column, exp.Literal.string(pattern)])
 
     def pattern_problem(self, pattern: str) -> str | None:
-        if _UNSUPPORTED.search(pattern):
+        if _UNSUPPORTED.search(skeleton(pattern)):
             return "DuckDB (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
 

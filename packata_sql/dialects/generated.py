@@ -10,6 +10,7 @@ import re
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect
+from packata_sql.dialects.regex import skeleton
 
 _RE2_UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
 
@@ -47,7 +48,7 @@ class BigQuery(_Generated):
     sqlglot_name = "bigquery"
 
     def pattern_problem(self, pattern: str) -> str | None:
-        if _RE2_UNSUPPORTED.search(pattern):
+        if _RE2_UNSUPPORTED.search(skeleton(pattern)):
             return "BigQuery (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
 

@@ -8,7 +8,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import POSTGRES_FAMILY
-from packata_sql.dialects.regex import Flavor
+from packata_sql.dialects.regex import Flavor, skeleton
 
 _UNSUPPORTED = re.compile(r"\(\?>|[*+?}]\+")
 _TEXT = {"text", "varchar", "bpchar", "char", "name", "citext", "enum"}
@@ -41,7 +41,7 @@ class Postgres(Dialect):
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
 
     def pattern_problem(self, pattern: str) -> str | None:
-        if _UNSUPPORTED.search(pattern):
+        if _UNSUPPORTED.search(skeleton(pattern)):
             return "PostgreSQL regular expressions have no atomic groups or possessive quantifiers"
         return None
 

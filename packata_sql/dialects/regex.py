@@ -165,6 +165,41 @@ class _Speller:
         return f"[{'^' if negated else ''}{members}]"
 
 
+def class_end(pattern: str, index: int) -> int:
+    """The index after the character class that opens at `index` (Python's reading)."""
+    index += 1
+    if index < len(pattern) and pattern[index] == "^":
+        index += 1
+    if index < len(pattern) and pattern[index] == "]":
+        index += 1
+    while index < len(pattern) and pattern[index] != "]":
+        if pattern.startswith("[:", index) and ":]" in pattern[index + 2:]:
+            index = pattern.index(":]", index + 2) + 2
+        else:
+            index += 2 if pattern[index] == "\\" else 1
+    return index + 1
+
+
+def skeleton(pattern: str) -> str:
+    """The pattern's operators only: every escape but a backreference becomes `e` and every
+    character class `c`, so that `\\++` or `[?=]` do not look like `++` or `(?=`."""
+    out = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            following = pattern[index + 1:index + 2]
+            out.append("\\" + following if following.isdigit() and following != "0" else "e")
+            index += 2
+        elif char == "[":
+            out.append("c")
+            index = class_end(pattern, index)
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
 def _ranges(members: str) -> list[tuple[str, str]]:
     """`"0-9A-Z_"` as [("0", "9"), ("A", "Z"), ("_", "_")]."""
     ranges = []

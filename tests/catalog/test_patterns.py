@@ -43,6 +43,11 @@ def test_length_and_syntax_guards_never_echo_the_pattern():
     ("bigquery", "\\1", False),
     ("sqlite", "a(?=b)", True),
     ("sqlserver", "a", False),
+    # escaped or bracketed operators are not possessive quantifiers or lookarounds
+    ("duckdb", "^\\++$", True),
+    ("postgres", "[*+]+", True),
+    ("bigquery", "[(?=]x", True),
+    ("duckdb", "a\\1", False),
 ])
 def test_engine_specific_pattern_support(dialect, pattern, supported):
     from packata_sql.dialects import get_dialect
