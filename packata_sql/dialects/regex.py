@@ -271,8 +271,12 @@ def _group_open(pattern: str, index: int) -> tuple[str, int]:
     for opening in ("(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>"):
         if pattern.startswith(opening, index):
             return opening, index + len(opening)
+    if pattern.startswith("(?P=", index):
+        raise NotPortable("named backreferences")
+    if pattern.startswith("(?(", index):
+        raise NotPortable("conditional groups")
     if pattern.startswith("(?", index):
-        raise NotPortable("inline flags other than a leading (?i), and named backreferences")
+        raise NotPortable("inline flags other than a leading (?i)")
     return "(", index + 1
 
 
