@@ -29,16 +29,21 @@ def engine_problem(pattern: str) -> str | None:
     `portable` (longer than its source) or written in an authored SQL rule."""
     if len(pattern) > 8 * MAX_PATTERN_LENGTH:
         return "the pattern is too long"
-    with warnings.catch_warnings():  # `[[` draws a FutureWarning that would reach stderr
-        warnings.simplefilter("ignore")
-        try:
-            re.compile(pattern)
-        except re.error:
-            return "the pattern is not a valid regular expression"
+    try:
+        compile_quietly(pattern)
+    except re.error:
+        return "the pattern is not a valid regular expression"
     if catastrophic(pattern):
         return ("a repeated group contains a variable quantifier or alternation "
                 "(catastrophic backtracking)")
     return None
+
+
+def compile_quietly(pattern: str) -> re.Pattern[str]:
+    """`re.compile` without the FutureWarning that `[[` draws (it would reach stderr)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return re.compile(pattern)
 
 
 def catastrophic(pattern: str) -> bool:
@@ -101,4 +106,3 @@ def _quantifier(pattern: str, index: int) -> tuple[bool, bool, int]:
     if end < len(pattern) and pattern[end] in "?+":
         end += 1
     return repeats, variable, end
-

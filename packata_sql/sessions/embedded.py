@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime
 import re
 import sqlite3
-import warnings
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
-from packata_sql.catalog.patterns import engine_problem
+from packata_sql.catalog.patterns import compile_quietly, engine_problem
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import ENFORCED, TRUSTED, ProviderError, Refused, Result, TimedSession
@@ -108,9 +107,7 @@ class SQLiteSession(TimedSession):
         if compiled is None:
             if engine_problem(pattern) is not None:
                 raise ValueError("pattern refused")
-            with warnings.catch_warnings():  # Python's FutureWarnings would reach stderr
-                warnings.simplefilter("ignore")
-                compiled = self._patterns[pattern] = re.compile(pattern)
+            compiled = self._patterns[pattern] = compile_quietly(pattern)
         return 1 if compiled.search(value) else 0
 
     def _interrupt(self) -> None:
