@@ -8,9 +8,8 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import POSTGRES_FAMILY
-from packata_sql.dialects.regex import skeleton
+from packata_sql.dialects.regex import re2_refuses
 
-_UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
 _NUMBER = re.compile(
     r"^(?:U?(?:TINY|SMALL|BIG|HUGE)?INT(?:EGER)?|U?INT\d+|DECIMAL.*|NUMERIC.*|FLOAT|REAL|DOUBLE)$"
 )
@@ -41,7 +40,7 @@ class DuckDB(Dialect):
         return exp.Anonymous(this="REGEXP_MATCHES", expressions=[column, exp.Literal.string(pattern)])
 
     def pattern_problem(self, pattern: str) -> str | None:
-        if _UNSUPPORTED.search(skeleton(pattern)):
+        if re2_refuses(pattern):
             return "DuckDB (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
 

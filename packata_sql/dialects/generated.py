@@ -5,14 +5,10 @@ case-insensitive collation is not overridden here."""
 
 from __future__ import annotations
 
-import re
-
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect
-from packata_sql.dialects.regex import skeleton
-
-_RE2_UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
+from packata_sql.dialects.regex import re2_refuses
 
 
 class _Generated(Dialect):
@@ -48,7 +44,7 @@ class BigQuery(_Generated):
     sqlglot_name = "bigquery"
 
     def pattern_problem(self, pattern: str) -> str | None:
-        if _RE2_UNSUPPORTED.search(skeleton(pattern)):
+        if re2_refuses(pattern):
             return "BigQuery (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
 

@@ -41,6 +41,7 @@ _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\x0b", "a":
 _LEADING_FLAGS = re.compile(r"\(\?i\)")
 _OCTAL = re.compile(r"\\[0-3][0-7]{2}")  # Python reads \123 as a character, \12 as group 12
 _BACKREFERENCE = re.compile(r"\\[1-9][0-9]?")
+_RE2_UNSUPPORTED = re.compile(r"\(\?[=!<>]|\\[1-9]|[*+?}]\+")
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 _WORD_CLASS = f"[{_WORD}]"
 _BOUNDARY = f"(?:(?<={_WORD_CLASS})(?!{_WORD_CLASS})|(?<!{_WORD_CLASS})(?={_WORD_CLASS}))"
@@ -178,6 +179,11 @@ def class_end(pattern: str, index: int) -> int:
         else:
             index += 2 if pattern[index] == "\\" else 1
     return index + 1
+
+
+def re2_refuses(pattern: str) -> bool:
+    """RE2 (DuckDB, BigQuery) has no lookaround, backreferences or possessive quantifiers."""
+    return _RE2_UNSUPPORTED.search(skeleton(pattern)) is not None
 
 
 def skeleton(pattern: str) -> str:
