@@ -184,9 +184,15 @@ def test_server_text_modes_do_not_change_measurements(server, tmp_path):
         server.execute(create_statements(server.engine)[0])
 
 
-def measured(server, tmp_path: Path, table: str, rules: dict[str, list[dict]]) -> dict:
-    """Runs `rules` (column → quality list) on `table` through the server's reader login."""
-    return measured_on(server.reader, tmp_path, table, rules)
+def measured(server, tmp_path: Path, table: str, rules: dict[str, list[dict]], *,
+             setup: list[str], cleanup: list[str]) -> dict:
+    """Builds `table` with `setup`, runs `rules` (column → quality list) on it through the
+    server's reader login, and runs `cleanup` whatever happened."""
+    server.execute(*setup)
+    try:
+        return measured_on(server.reader, tmp_path, table, rules)
+    finally:
+        server.execute(*cleanup)
 
 
 def measured_on(endpoint: Endpoint, tmp_path: Path, table: str, rules: dict[str, list[dict]]
@@ -205,12 +211,12 @@ def measured_on(endpoint: Endpoint, tmp_path: Path, table: str, rules: dict[str,
 
 def test_mysql_columns_in_other_character_sets(mysql, tmp_path):
     """Exact text comparison and patterns work on latin1 and case-insensitive utf8mb4 columns."""
-    mysql.execute(
+    setup = [
         "DROP TABLE IF EXISTS charsets",
         "CREATE TABLE charsets (l VARCHAR(20) CHARACTER SET latin1,"
         " u VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci)",
         "INSERT INTO charsets VALUES ('é', 'é'), ('E', 'E'), ('e ', 'e '), ('É', 'É')",
-    )
+    ]
     rules = {
         "l": [{"id": "l_valid", "metric": "invalidValues",
                "arguments": {"validValues": ["é", "e"]}, "mustBe": 3},
@@ -220,23 +226,21 @@ def test_mysql_columns_in_other_character_sets(mysql, tmp_path):
                "arguments": {"missingValues": ["É"]}, "mustBe": 1},
               {"id": "u_dups", "metric": "duplicateValues", "mustBe": 0}],
     }
-    try:
-        assert measured(mysql, tmp_path, "charsets", rules) == {
-            "l_valid": (Status.PASSED, 3), "l_pattern": (Status.PASSED, 3),
-            "u_missing": (Status.PASSED, 1), "u_dups": (Status.PASSED, 0),
-        }
-    finally:
-        mysql.execute("DROP TABLE IF EXISTS charsets")
+    assert measured(mysql, tmp_path, "charsets", rules, setup=setup,
+                    cleanup=["DROP TABLE IF EXISTS charsets"]) == {
+        "l_valid": (Status.PASSED, 3), "l_pattern": (Status.PASSED, 3),
+        "u_missing": (Status.PASSED, 1), "u_dups": (Status.PASSED, 0),
+    }
 
 
 def test_postgres_citext_and_collated_columns_compare_exactly(postgres, tmp_path):
-    postgres.execute(
+    setup = [
         "CREATE EXTENSION IF NOT EXISTS citext",
         "DROP TABLE IF EXISTS collated",
         'CREATE TABLE collated (ci citext, de text COLLATE "C")',
         "INSERT INTO collated VALUES ('A', 'A'), ('a', 'a'), ('a ', 'a ')",
         "GRANT SELECT ON collated TO packata_ro",
-    )
+    ]
     rules = {"ci": [{"id": "ci_valid", "metric": "invalidValues",
                      "arguments": {"validValues": ["a"]}, "mustBe": 2},
                     {"id": "ci_dups", "metric": "duplicateValues", "mustBe": 0},
@@ -244,33 +248,29 @@ def test_postgres_citext_and_collated_columns_compare_exactly(postgres, tmp_path
                      "arguments": {"pattern": "^a$"}, "mustBe": 2}],
              "de": [{"id": "de_missing", "metric": "missingValues",
                      "arguments": {"missingValues": ["a"]}, "mustBe": 1}]}
-    try:
-        assert measured(postgres, tmp_path, "collated", rules) == {
-            "ci_valid": (Status.PASSED, 2), "ci_dups": (Status.PASSED, 0),
-            "ci_pattern": (Status.PASSED, 2), "de_missing": (Status.PASSED, 1),
-        }
-    finally:
-        postgres.execute("DROP TABLE IF EXISTS collated")
+    assert measured(postgres, tmp_path, "collated", rules, setup=setup,
+                    cleanup=["DROP TABLE IF EXISTS collated"]) == {
+        "ci_valid": (Status.PASSED, 2), "ci_dups": (Status.PASSED, 0),
+        "ci_pattern": (Status.PASSED, 2), "de_missing": (Status.PASSED, 1),
+    }
 
 
 def test_postgres_enum_columns_compare_as_text(postgres, tmp_path):
-    postgres.execute(
+    setup = [
         "DROP TABLE IF EXISTS moods", "DROP TYPE IF EXISTS mood",
         "CREATE TYPE mood AS ENUM ('ok', 'OK', 'sad')", "CREATE TABLE moods (m mood)",
         "INSERT INTO moods VALUES ('ok'), ('OK'), ('sad'), (NULL), ('ok')",
         "GRANT SELECT ON moods TO packata_ro",
-    )
+    ]
     rules = {"m": [{"id": "valid", "metric": "invalidValues",
                     "arguments": {"validValues": ["ok"]}, "mustBe": 3},
                    {"id": "pattern", "metric": "invalidValues", "arguments": {"pattern": "^o"},
                     "mustBe": 3},
                    {"id": "dups", "metric": "duplicateValues", "mustBe": 1}]}
-    try:
-        assert measured(postgres, tmp_path, "moods", rules) == {
-            "valid": (Status.PASSED, 3), "pattern": (Status.PASSED, 3), "dups": (Status.PASSED, 1)
-        }
-    finally:
-        postgres.execute("DROP TABLE IF EXISTS moods", "DROP TYPE IF EXISTS mood")
+    assert measured(postgres, tmp_path, "moods", rules, setup=setup,
+                    cleanup=["DROP TABLE IF EXISTS moods", "DROP TYPE IF EXISTS mood"]) == {
+        "valid": (Status.PASSED, 3), "pattern": (Status.PASSED, 3), "dups": (Status.PASSED, 1)
+    }
 
 
 # SEMANTICS 3.3 on every engine: a pattern means what it means in RE2 (ASCII classes, `.` is
