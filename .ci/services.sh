@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Starts the local PostgreSQL and MariaDB if they are down, then creates the `packata_test`
-# database on each and the SELECT-only login `packata_ro`. Idempotent.
+# database on each (or PACKATA_TEST_DB, so parallel work trees keep apart) and the SELECT-only
+# login `packata_ro`. Idempotent.
 set -euo pipefail
+db=${PACKATA_TEST_DB:-packata_test}
 
 wait_for() {  # wait_for NAME COMMAND...
   local name=$1; shift
@@ -24,28 +26,28 @@ if ! mysqladmin -h 127.0.0.1 -P 3306 -u root ping >/dev/null 2>&1; then
 fi
 wait_for MariaDB mysqladmin -h 127.0.0.1 -P 3306 -u root ping
 
-psql -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 -q <<'SQL'
-SELECT 'CREATE DATABASE packata_test'
-WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'packata_test')\gexec
+psql -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 -q -v db="$db" <<'SQL'
+SELECT format('CREATE DATABASE %I', :'db')
+WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db')\gexec
 DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'packata_ro') THEN
     CREATE ROLE packata_ro LOGIN PASSWORD 'packata_ro';
   END IF;
 END $$;
 SQL
-psql -h 127.0.0.1 -U postgres -d packata_test -v ON_ERROR_STOP=1 -q <<'SQL'
-GRANT CONNECT ON DATABASE packata_test TO packata_ro;
+psql -h 127.0.0.1 -U postgres -d "$db" -v ON_ERROR_STOP=1 -q <<SQL
+GRANT CONNECT ON DATABASE "$db" TO packata_ro;
 GRANT USAGE ON SCHEMA public TO packata_ro;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO packata_ro;
 ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT SELECT ON TABLES TO packata_ro;
 SQL
 
-mysql -h 127.0.0.1 -P 3306 -u root <<'SQL'
-CREATE DATABASE IF NOT EXISTS packata_test CHARACTER SET utf8mb4;
+mysql -h 127.0.0.1 -P 3306 -u root <<SQL
+CREATE DATABASE IF NOT EXISTS \`$db\` CHARACTER SET utf8mb4;
 CREATE USER IF NOT EXISTS 'packata_ro'@'%' IDENTIFIED BY 'packata_ro';
 CREATE USER IF NOT EXISTS 'packata_ro'@'localhost' IDENTIFIED BY 'packata_ro';
 CREATE USER IF NOT EXISTS 'packata_ro'@'127.0.0.1' IDENTIFIED BY 'packata_ro';
-GRANT SELECT ON packata_test.* TO 'packata_ro'@'%';
-GRANT SELECT ON packata_test.* TO 'packata_ro'@'localhost';
-GRANT SELECT ON packata_test.* TO 'packata_ro'@'127.0.0.1';
+GRANT SELECT ON \`$db\`.* TO 'packata_ro'@'%';
+GRANT SELECT ON \`$db\`.* TO 'packata_ro'@'localhost';
+GRANT SELECT ON \`$db\`.* TO 'packata_ro'@'127.0.0.1';
 SQL

@@ -110,7 +110,7 @@ def test_sentinel_password_in_url_and_in_server_environment_never_leaks(mysql, t
     mysql.execute(
         "DROP USER IF EXISTS 'packata_secret'@'%'",
         f"CREATE USER 'packata_secret'@'%' IDENTIFIED BY '{SENTINEL}'",
-        "GRANT SELECT ON packata_test.* TO 'packata_secret'@'%'",
+        f"GRANT SELECT ON `{mysql.admin.database}`.* TO 'packata_secret'@'%'",
         "DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)", "INSERT INTO probe VALUES (1)",
     )
     try:
