@@ -47,7 +47,7 @@ def build_scan(
     mismatched: list[Plan] = []
     for plan in plans:
         try:
-            count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
+            count = plan.count(context)
         except TypeMismatch:
             mismatched.append(plan)
             continue

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.compiler import Compiled, Plan, SqlPlan
+from packata_sql.catalog_checks import answer
+from packata_sql.compiler import AnyPlan, CatalogPlan, Compiled, Plan, SqlPlan
 from packata_sql.contracts.model import Contract, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import verdict
-from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.planner import Scan, build_scan
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value
@@ -33,6 +34,7 @@ _DIAGNOSTICS = {
     "several-columns": "the query returned more than one column; a rule needs exactly one cell",
     "no-rows": "the query returned no row; a rule needs exactly one cell",
     "several-rows": "the query returned more than one row; a rule needs exactly one cell",
+    "unknown-logical-type": "the declared logicalType is not one packata-sql can compare",
 }
 
 
@@ -72,7 +74,7 @@ class _Run:
     def budget_bound(self) -> bool:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
-    def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
+    def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
                provider_code: str | None = None) -> None:
         for plan in plans:
             self.results.setdefault(plan.rule.key, _result(
@@ -95,7 +97,7 @@ def run(
             rule, Status.SKIPPED, unit=rule.unit,
             diagnostic=Diagnostic(finding.code, finding.message),
         )
-    everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
+    everything = compiled.ordered
     interrupted = False
     connection_problem: str | None = None
     read_only: str | None = None
@@ -109,10 +111,11 @@ def run(
                 connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
-                for segments, plans in group_by_object(compiled.plans):
-                    _run_object(state, session, segments, plans)
-                for sql_plan in compiled.sql_plans:
-                    _run_sql(state, session, sql_plan)
+                for unit in _work(compiled.ordered):
+                    if isinstance(unit, SqlPlan):
+                        _run_sql(state, session, unit)
+                    else:
+                        _run_object(state, session, unit)
     except KeyboardInterrupt:
         interrupted = True
         if session is not None:
@@ -127,8 +130,67 @@ def run(
                   interrupted, dict(options.settings), connection_problem)
 
 
-def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
-                plans: list[Plan]) -> None:
+@dataclass
+class _Object:
+    """The plans of one object: catalog checks read its column facts, the rest one scan."""
+
+    segments: tuple[str, ...]
+    plans: list[Plan] = field(default_factory=list)
+    catalog: list[CatalogPlan] = field(default_factory=list)
+
+
+def _work(ordered: Sequence[AnyPlan]) -> list[_Object | SqlPlan]:
+    """Units of work in the order of their first plan: one per object, one per SQL rule."""
+    objects: dict[tuple[str, ...], _Object] = {}
+    work: list[_Object | SqlPlan] = []
+    for plan in ordered:
+        if isinstance(plan, SqlPlan):
+            work.append(plan)
+            continue
+        unit = objects.get(plan.object_segments)
+        if unit is None:
+            unit = objects[plan.object_segments] = _Object(plan.object_segments)
+            work.append(unit)
+        if isinstance(plan, CatalogPlan):
+            unit.catalog.append(plan)
+        else:
+            unit.plans.append(plan)
+    return work
+
+
+def _run_object(state: _Run, session: Session, unit: _Object) -> None:
+    if unit.catalog:
+        _run_catalog(state, session, unit)
+    if unit.plans:
+        _run_scan(state, session, unit.segments, unit.plans)
+
+
+def _run_catalog(state: _Run, session: Session, unit: _Object) -> None:
+    if state.remaining() <= 0:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    try:
+        facts = session.column_facts(unit.segments)
+    except ProviderError as error:
+        state.settle(unit.catalog, Status.ERROR, error.category, error.code)
+        return
+    except Interrupted:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, _limit_code(state))
+        return
+    for plan in unit.catalog:
+        found = answer(plan, facts, session.dialect)
+        rule = plan.rule
+        if found.holds is None:
+            state.results[rule.key] = _result(rule, Status.INCONCLUSIVE, unit=None,
+                                              diagnostic=diagnostic(found.diagnostic or ""))
+        else:
+            status = Status.PASSED if found.holds else Status.FAILED
+            state.results[rule.key] = _result(rule, status, value=found.holds, unit=None,
+                                              failed=found.failed)
+
+
+def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],
+              plans: list[Plan]) -> None:
     if state.remaining() <= 0:
         state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
         return

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 
 ENFORCED = "enforced"
 CREDENTIALS = "credentials"
@@ -77,6 +78,8 @@ class Session(Protocol):
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
 
+    def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]: ...
+
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
 
     def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result: ...
@@ -129,6 +132,10 @@ class TimedSession:
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         raise NotImplementedError
 
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        """The object's columns from the engine's catalog; ProviderError when it is absent."""
+        raise NotImplementedError
+
     # Engine-specific, called on the main thread.
     def _interrupt(self) -> None:
         raise NotImplementedError
@@ -152,6 +159,9 @@ class TimedSession:
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         return self._timed(lambda: self._describe(segments), 60.0)
+
+    def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        return self._timed(lambda: self._facts(segments), 60.0)
 
     def _stop(self, finished: threading.Event) -> None:
         self._interrupt()

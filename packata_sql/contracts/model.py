@@ -84,6 +84,24 @@ class Library:
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """What a schema declares about permitted data (SEMANTICS-style docs in the README):
+    `kind` names one check (`required`, `unique`, `primaryKey`, a logicalTypeOptions key, or a
+    catalog check `present`/`logicalType`/`physicalType`), `columns` the physical columns in
+    order (a composite primary key in position order)."""
+
+    kind: str
+    columns: tuple[str, ...] = ()
+    arguments: tuple[tuple[str, object], ...] = ()
+
+    def argument(self, name: str) -> object:
+        return dict(self.arguments).get(name)
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self.arguments)
+
+
+@dataclass(frozen=True)
 class Sql:
     query: str
 
@@ -98,7 +116,7 @@ class Custom:
     engine: str
 
 
-Definition = Library | Sql | Text | Custom
+Definition = Library | Constraint | Sql | Text | Custom
 
 
 @dataclass(frozen=True)
@@ -127,9 +145,21 @@ class Server:
 
 @dataclass(frozen=True)
 class SchemaProperty:
+    """One declared top-level property and what its schema says about permitted data."""
+
     name: str
     physical: str
     logical_type: str | None = None
+    physical_type: str | None = None
+    required: bool = False
+    unique: bool = False
+    primary_key: bool = False
+    primary_key_position: int | None = None
+    #: logicalTypeOptions, in declaration order (values frozen: lists are tuples).
+    options: tuple[tuple[str, object], ...] = ()
+    #: Where the property is declared (for keys, findings and lines).
+    source_path: str = ""
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +169,8 @@ class SchemaObject:
     name: str
     physical: str
     properties: tuple[SchemaProperty, ...] = ()
+    source_path: str = ""
+    line: int | None = None
 
     def property(self, name: str) -> SchemaProperty | None:
         return next((p for p in self.properties if p.name == name), None)

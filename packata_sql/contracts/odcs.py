@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from packata_sql.contracts.constraints import constraint_rules
 from packata_sql.contracts.model import (
     Category,
     Contract,
@@ -182,12 +183,57 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     properties = obj.get("properties")
     declared = tuple(
-        SchemaProperty(_text(p.get("name")), _text(p.get("physicalName")) or _text(p.get("name")),
-                       _text(p.get("logicalType")) or None)
-        for p in (properties if isinstance(properties, list) else [])
+        _schema_property(reader, p, (*yaml_path, "properties", i), f"{where}.properties[{i}]")
+        for i, p in enumerate(properties if isinstance(properties, list) else [])
         if isinstance(p, dict) and _text(p.get("name"))
     )
-    return SchemaObject(name, physical, declared)
+    schema_object = SchemaObject(name, physical, declared, where, reader.line(yaml_path))
+    if name:
+        rules, findings = constraint_rules(schema_object, reader.keys)
+        reader.rules.extend(rules)
+        reader.findings.extend(findings)
+    return schema_object
+
+
+def _schema_property(reader: _Reader, prop: Mapping[str, Any], yaml_path: Path,
+                     where: str) -> SchemaProperty:
+    """What a top-level property declares about permitted data."""
+    name = _text(prop.get("name"))
+    flags = {key: _flag(reader, prop, key, where, yaml_path)
+             for key in ("required", "unique", "primaryKey")}
+    position = prop.get("primaryKeyPosition")
+    if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
+        reader.findings.append(Finding(
+            "invalid-constraint", "'primaryKeyPosition' must be an integer", where,
+            line=reader.line((*yaml_path, "primaryKeyPosition")),
+        ))
+        position = None
+    options = prop.get("logicalTypeOptions")
+    if options is not None and not isinstance(options, dict):
+        reader.findings.append(Finding(
+            "invalid-constraint", "'logicalTypeOptions' must be a mapping", where,
+            line=reader.line((*yaml_path, "logicalTypeOptions")),
+        ))
+    return SchemaProperty(
+        name, _text(prop.get("physicalName")) or name, _text(prop.get("logicalType")) or None,
+        _text(prop.get("physicalType")) or None, flags["required"], flags["unique"],
+        flags["primaryKey"], position if isinstance(position, int) and position > 0 else None,
+        tuple((str(k), _freeze(v)) for k, v in options.items())
+        if isinstance(options, dict) else (),
+        where, reader.line(yaml_path),
+    )
+
+
+def _flag(reader: _Reader, prop: Mapping[str, Any], key: str, where: str,
+          yaml_path: Path) -> bool:
+    value = prop.get(key)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    reader.findings.append(Finding(
+        "invalid-constraint", f"'{key}' must be true or false; it is not checked", where,
+        line=reader.line((*yaml_path, key)),
+    ))
+    return False
 
 
 def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level: bool) -> None:
@@ -223,8 +269,25 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             nested=not top_level,
         )
         _read_quality(reader, prop, scope)
+        if not top_level:
+            _nested_constraints(reader, prop, where, yaml_path)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
+
+
+_CONSTRAINT_KEYS = ("required", "unique", "primaryKey", "logicalTypeOptions")
+
+
+def _nested_constraints(reader: _Reader, prop: Mapping[str, Any], where: str,
+                        yaml_path: Path) -> None:
+    """Nested properties are no columns: what they declare is reported, not dropped."""
+    declared = [key for key in _CONSTRAINT_KEYS if prop.get(key) not in (None, False, {})]
+    if declared:
+        reader.findings.append(Finding(
+            "nested-constraint-not-checked",
+            f"{', '.join(declared)} on a nested property is not checked yet", where,
+            Level.WARNING, line=reader.line((*yaml_path, declared[0])),
+        ))
 
 
 def _read_items(reader: _Reader, raw: object, parent: _Scope) -> None:
@@ -243,6 +306,7 @@ def _read_items(reader: _Reader, raw: object, parent: _Scope) -> None:
         _text(raw.get("logicalType")) or None, nested=True,
     )
     _read_quality(reader, raw, scope)
+    _nested_constraints(reader, raw, where, yaml_path)
     _read_properties(reader, raw.get("properties"), scope, top_level=False)
     _read_items(reader, raw.get("items"), scope)
 

@@ -33,6 +33,11 @@ class SQLServer(Dialect):
                         expression=exp.Literal.number(len(text) + 1))
         return exp.and_(same, length)
 
+    def char_length(self, column: exp.Expr) -> exp.Expr:
+        # LEN ignores trailing spaces; one appended character makes it count them.
+        padded = exp.Add(this=column.copy(), expression=exp.National(this="."))
+        return exp.Sub(this=exp.func("LEN", exp.paren(padded)), expression=exp.Literal.number(1))
+
     def boolean_equals(self, column: exp.Expr, value: bool) -> exp.Expr:
         return exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))
 

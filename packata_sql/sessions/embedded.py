@@ -13,6 +13,7 @@ from urllib.parse import quote
 from packata_sql.catalog.patterns import compile_quietly, engine_problem
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 from packata_sql.session import ENFORCED, TRUSTED, ProviderError, Refused, Result, TimedSession
 
 
@@ -70,12 +71,19 @@ class DuckDBSession(TimedSession):
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []
         return {str(d[0]): self.dialect.family(str(d[1])) for d in description}
 
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        rows = self._conn.execute(f"DESCRIBE {self.dialect.render(self.dialect.table(segments))}"
+                                  ).fetchall()
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
+                                str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
+
     def close(self) -> None:
         if not self._stuck:  # a busy connection cannot close; it goes with the process
             self._conn.close()
 
 
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
+_READ_PRAGMAS = {"table_info"}
 _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
 
 
@@ -137,6 +145,19 @@ class SQLiteSession(TimedSession):
         finally:
             cursor.close()
 
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        *schema, table = segments
+        rows = self._conn.execute(
+            'SELECT name, type, "notnull", pk FROM pragma_table_info(?, ?) ORDER BY cid',
+            (table, schema[-1] if schema else "main"),
+        ).fetchall()
+        if not rows:
+            raise ProviderError("missing-object", "no-such-table")
+        # A column of an INTEGER PRIMARY KEY (a rowid alias) is never NULL, though not declared so.
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.type_family(str(r[1])),
+                                not (r[2] or (r[3] and str(r[1]).upper() == "INTEGER")))
+                     for i, r in enumerate(rows, 1))
+
     def close(self) -> None:
         if not self._stuck:
             self._conn.close()
@@ -146,6 +167,8 @@ def _authorize(action: int, first: str | None, second: str | None, database: str
                trigger: str | None) -> int:
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and (first or "").lower() in _READ_PRAGMAS:
+        return sqlite3.SQLITE_OK  # pragma_table_info(...): reads the schema, nothing else
     if action == sqlite3.SQLITE_FUNCTION and (second or "").lower() not in _FORBIDDEN_FUNCTIONS:
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY

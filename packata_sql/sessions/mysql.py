@@ -17,6 +17,7 @@ from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 from packata_sql.session import (
     CONNECT_TIMEOUT_S,
     CREDENTIALS,
@@ -27,6 +28,9 @@ from packata_sql.session import (
     TimedSession,
 )
 
+_FACTS = ("SELECT column_name, column_type, is_nullable FROM information_schema.columns"
+          " WHERE table_schema = COALESCE(%s, DATABASE()) AND table_name = %s"
+          " ORDER BY ordinal_position")
 _GRANT = re.compile(r"^GRANT\s+(.+?)\s+ON\s+", re.IGNORECASE | re.DOTALL)
 _HARMLESS = {"SELECT", "USAGE", "SHOW VIEW"}
 _AUTHENTICATION = {1045, 1698}
@@ -206,6 +210,26 @@ class MySQLSession(TimedSession):
                 cursor.close()
                 self._conn.rollback()
         return {str(d[0]): self.dialect.family(f"{d[1]}:{d[3]}") for d in description}
+
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        self._ensure()
+        *schema, table = segments
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute("START TRANSACTION READ ONLY")
+            cursor.execute(_FACTS, [schema[-1] if schema else None, table])
+            rows = list(cursor.fetchall())
+        except self._pymysql.Error:
+            self._discard()
+            raise
+        finally:
+            if self._conn.open:
+                cursor.close()
+                self._conn.rollback()
+        if not rows:
+            raise ProviderError("missing-object", "1146")
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
+                                str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
 
     def _interrupt(self) -> None:
         self._kill("QUERY")

@@ -1,0 +1,40 @@
+"""Schema checks answered from column facts, without reading rows: `present`, `logicalType`,
+`physicalType`. Each answer is a boolean measurement (true: the schema holds)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from packata_sql.compiler import CatalogPlan
+from packata_sql.dialects import Dialect
+from packata_sql.facts import ColumnFact, find, logical_compatible, physical_matches
+
+
+@dataclass(frozen=True)
+class Answer:
+    """`holds` is None when there is nothing to judge (`diagnostic` says why)."""
+
+    holds: bool | None
+    failed: tuple[str, ...] = ()
+    diagnostic: str | None = None
+
+
+def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
+    constraint = plan.constraint
+    fact = find(facts, constraint.columns[0], dialect)
+    if constraint.kind == "present":
+        return Answer(True) if fact else Answer(False, ("the column to exist",))
+    if fact is None:
+        return Answer(None, diagnostic="missing-column")
+    if constraint.kind == "logicalType":
+        declared = str(constraint.argument("logicalType"))
+        compatible = logical_compatible(declared, fact, dialect)
+        if compatible is None:
+            return Answer(None, diagnostic="unknown-logical-type")
+        return Answer(True) if compatible else Answer(False, (
+            f"a type compatible with logicalType {declared} (found {fact.native_type})",))
+    declared = str(constraint.argument("physicalType"))
+    if physical_matches(declared, fact, dialect):
+        return Answer(True)
+    return Answer(False, (f"physicalType {declared} (found {fact.native_type})",))
