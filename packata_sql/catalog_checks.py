@@ -1,5 +1,7 @@
 """Schema checks answered from column facts, without reading rows: `present`, `logicalType`,
-`physicalType`. Each answer is a boolean measurement (true: the schema holds)."""
+`physicalType`. Each answer is a boolean measurement (true: the schema holds); a declared
+column that is absent fails each of them (`present` is derived only for a property that
+declares no type)."""
 
 from __future__ import annotations
 
@@ -23,10 +25,10 @@ class Answer:
 def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
     constraint = plan.constraint
     fact = find(facts, constraint.columns[0], dialect)
+    if fact is None:  # every catalog check of a declared column includes its presence
+        return Answer(False, ("the column to exist",))
     if constraint.kind == "present":
-        return Answer(True) if fact else Answer(False, ("the column to exist",))
-    if fact is None:
-        return Answer(None, diagnostic="missing-column")
+        return Answer(True)
     if constraint.kind == "logicalType":
         declared = str(constraint.argument("logicalType"))
         compatible = logical_compatible(declared, fact, dialect)

@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trust-environment", action="store_true",
                        help="allow targets whose read-only mode the engine cannot enforce")
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
+    check.add_argument("--category", action="append", choices=("constraint", "quality"),
+                       help="run only rules of this category (repeatable; default: all)")
     check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                        help="a value for {param:NAME} in SQL rules (types: int, decimal, "
                             "string, bool, date; inferred when omitted)")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from packata_sql.cli import UsageError
 from packata_sql.compiler import compile_contract
-from packata_sql.contracts.model import Contract
+from packata_sql.contracts.model import Category, Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
@@ -48,8 +48,10 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         if unknown:
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
     parameters = dict(_parameters(getattr(args, "param", [])))
+    categories = getattr(args, "category", None)
     compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                select=selected, parameters=parameters)
+                                select=selected, parameters=parameters,
+                                categories=[Category(c) for c in categories] if categories else None)
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,

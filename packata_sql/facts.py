@@ -62,6 +62,10 @@ def logical_compatible(logical_type: str, fact: ColumnFact, dialect: Dialect) ->
     family = fact.family
     if family is Family.DYNAMIC:
         return True  # any cell may hold any type
+    if dialect.dynamic_typing and family in (Family.NUMBER, Family.TEXT) and (
+        (wanted == "boolean" and family is Family.NUMBER) or wanted in ("date", "timestamp", "time")
+    ):
+        return True  # SQLite keeps booleans as integers and dates as text or numbers
     if wanted == "string":
         return family is Family.TEXT
     if wanted == "integer":

@@ -75,7 +75,8 @@ def primary_key(obj: SchemaObject) -> tuple[SchemaProperty, ...]:
 
 def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
     column = (prop.physical,)
-    yield Constraint("present", column), "present"
+    if not (prop.logical_type or prop.physical_type):
+        yield Constraint("present", column), "present"  # the type checks include presence
     if prop.logical_type:
         yield Constraint("logicalType", column,
                                         (("logicalType", prop.logical_type),)), "logicalType"

@@ -83,7 +83,6 @@ class DuckDBSession(TimedSession):
 
 
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
-_READ_PRAGMAS = {"table_info"}
 _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
 
 
@@ -147,10 +146,16 @@ class SQLiteSession(TimedSession):
 
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         *schema, table = segments
-        rows = self._conn.execute(
-            'SELECT name, type, "notnull", pk FROM pragma_table_info(?, ?) ORDER BY cid',
-            (table, schema[-1] if schema else "main"),
-        ).fetchall()
+        # Our own fixed statement: SQLite asks to authorize the pragma and an "update" of
+        # sqlite_master for pragma_table_info, so the authorizer is widened for it alone.
+        self._conn.set_authorizer(_authorize_table_info)
+        try:
+            rows = self._conn.execute(
+                'SELECT name, type, "notnull", pk FROM pragma_table_info(?, ?) ORDER BY cid',
+                (table, schema[-1] if schema else "main"),
+            ).fetchall()
+        finally:
+            self._conn.set_authorizer(_authorize)
         if not rows:
             raise ProviderError("missing-object", "no-such-table")
         # A column of an INTEGER PRIMARY KEY (a rowid alias) is never NULL, though not declared so.
@@ -167,11 +172,18 @@ def _authorize(action: int, first: str | None, second: str | None, database: str
                trigger: str | None) -> int:
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA and (first or "").lower() in _READ_PRAGMAS:
-        return sqlite3.SQLITE_OK  # pragma_table_info(...): reads the schema, nothing else
     if action == sqlite3.SQLITE_FUNCTION and (second or "").lower() not in _FORBIDDEN_FUNCTIONS:
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
+
+
+def _authorize_table_info(action: int, first: str | None, second: str | None,
+                          database: str | None, trigger: str | None) -> int:
+    if action == sqlite3.SQLITE_PRAGMA and (first or "").lower() == "table_info":
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and first == "sqlite_master":
+        return sqlite3.SQLITE_OK  # asked by the pragma's schema lookup; mode=ro still holds
+    return _authorize(action, first, second, database, trigger)
 
 
 def _sqlite_value(value: Any) -> Any:

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packata_sql.compiler import compile_contract
+from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -57,7 +58,8 @@ def test_odd_names_are_quoted_on_every_path(table, column, engine):
                 ]}]}],
         }, allow_unicode=True), encoding="utf-8")
         loaded = load_odcs(str(contract))
-        compiled = compile_contract(loaded, get_dialect(engine), parameters={})
+        compiled = compile_contract(loaded, get_dialect(engine), parameters={},
+                                    categories=[Category.QUALITY])
         report = run(loaded, compiled, Endpoint(engine, str(path)), RunOptions())
         assert [(r.key, r.status) for r in report.results] == [
             ("nulls", Status.PASSED), ("missing", Status.PASSED), ("dups", Status.PASSED),

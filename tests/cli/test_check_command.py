@@ -85,7 +85,8 @@ def test_json_report_shape(engine, tmp_path):
       mustBeLessThan: 50
     - {metric: nullValues, mustBe: 1}
     """)
-    done = packata("check", str(contract), "--url", f"{engine}:///{db}", "--format", "json")
+    done = packata("check", str(contract), "--url", f"{engine}:///{db}", "--format", "json",
+                   "--category", "quality")
     report = json.loads(done.stdout)
     assert set(report) >= {"format", "outcome", "complete", "read_only", "summary", "rules", "findings"}
     assert report["format"] == "packata-sql/report@1"
@@ -133,7 +134,7 @@ def test_junit_has_one_testcase_per_rule(engine, tmp_path):
     """)
     out = tmp_path / "report.xml"
     done = packata("check", str(contract), "--url", f"{engine}:///{db}", "--format", "junit",
-                   "--output", str(out))
+                   "--output", str(out), "--category", "quality")
     assert done.returncode == 1
     suite = ElementTree.parse(out).getroot()
     cases = suite.findall("testcase")
