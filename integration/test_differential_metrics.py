@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from packata_sql.compiler import compile_contract
+from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -114,7 +115,8 @@ def insert_sql(engine: str, marker: str) -> str:
 
 def measure(engine: str, endpoint: Endpoint, path: Path) -> dict[str, Any]:
     loaded = load_odcs(str(contract(path / "contract.yaml")))
-    compiled = compile_contract(loaded, get_dialect(engine), prefix=endpoint.schema)
+    compiled = compile_contract(loaded, get_dialect(engine), prefix=endpoint.schema,
+                                categories=[Category.QUALITY])
     report = run(loaded, compiled, endpoint, RunOptions())
     assert all(r.status in (Status.PASSED, Status.FAILED) for r in report.results), [
         (r.key, r.status, r.diagnostic) for r in report.results
@@ -204,7 +206,8 @@ def measured_on(endpoint: Endpoint, tmp_path: Path, table: str, rules: dict[str,
     path = tmp_path / f"{table}.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     loaded = load_odcs(str(path))
-    report = run(loaded, compile_contract(loaded, get_dialect(endpoint.engine)), endpoint,
+    report = run(loaded, compile_contract(loaded, get_dialect(endpoint.engine),
+                                          categories=[Category.QUALITY]), endpoint,
                  RunOptions())
     return {r.key: (r.status, r.value) for r in report.results}
 
