@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from packata_sql.compiler import CatalogPlan
+from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
+from packata_sql.drift import Level, baseline_of, classify
 from packata_sql.facts import ColumnFact, find, logical_compatible, physical_matches
 
 
@@ -20,10 +22,15 @@ class Answer:
     holds: bool | None
     failed: tuple[str, ...] = ()
     diagnostic: str | None = None
+    #: Drift: the severity its classification gives (breaking: error, warning: warning).
+    severity: Severity | None = None
+    changes: tuple[dict[str, str | None], ...] = ()
 
 
 def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
     constraint = plan.constraint
+    if constraint.kind == "drift":
+        return _drift(plan, facts, dialect)
     fact = find(facts, constraint.columns[0], dialect)
     if fact is None:  # every catalog check of a declared column includes its presence
         return Answer(False, ("the column to exist",))
@@ -40,3 +47,14 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     if physical_matches(declared, fact, dialect):
         return Answer(True)
     return Answer(False, (f"physicalType {declared} (found {fact.native_type})",))
+
+
+def _drift(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
+    fields, overrides = baseline_of(plan.constraint)
+    drift = classify(fields, facts, dialect, overrides)
+    level = drift.classification
+    changes = tuple(c.document() for c in drift.changes)
+    if level is Level.COMPATIBLE:
+        return Answer(True, changes=changes)
+    severity = Severity.ERROR if level is Level.BREAKING else Severity.WARNING
+    return Answer(False, (f"no {level.value} schema drift",), severity=severity, changes=changes)

@@ -63,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
     check.add_argument("--category", action="append", choices=("constraint", "quality"),
                        help="run only rules of this category (repeatable; default: all)")
+    check.add_argument("--schema-drift", action="store_true",
+                       help="classify how each object drifted from the contract's schema")
+    check.add_argument("--baseline", metavar="FILE",
+                       help="classify drift from a `schema snapshot` file")
+    check.add_argument("--drift", action="append", default=[], metavar="CHANGE=LEVEL",
+                       help="override a drift classification, e.g. field-removed=warning")
     check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                        help="a value for {param:NAME} in SQL rules (types: int, decimal, "
                             "string, bool, date; inferred when omitted)")
@@ -82,6 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--server")
     doctor.add_argument("--trust-environment", action="store_true")
 
+    schema = commands.add_parser("schema", help="save an object's live schema (no data)")
+    snapshot = schema.add_subparsers(dest="schema_command", required=True,
+                                     parser_class=_Parser).add_parser(
+        "snapshot", help="print a deterministic JSON snapshot of objects' columns")
+    snapshot.add_argument("--url", required=True)
+    snapshot.add_argument("--object", action="append", required=True, metavar="NAME",
+                          help="physical object name (repeatable)")
+    snapshot.add_argument("--trust-environment", action="store_true")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -99,6 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "schema":
+            from packata_sql.commands import schema_snapshot
+
+            return schema_snapshot(args)
         if args.command == "doctor":
             from packata_sql.commands import doctor
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from packata_sql.cli import UsageError
@@ -41,6 +42,7 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
 
 
 def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint) -> Report:
+    contract = _with_drift_rules(args, contract)
     selected = args.select
     if selected:
         known = {rule.key for rule in contract.rules}
@@ -58,6 +60,60 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         show_sql=args.show_sql, settings=settings, parameters=parameters,
     )
     return run(contract, compiled, endpoint, options)
+
+
+def _with_drift_rules(args: argparse.Namespace, contract: Contract) -> Contract:
+    """`--schema-drift` / `--baseline`: drift rules join the contract's rules."""
+    from packata_sql.drift import (
+        OverrideError,
+        SnapshotError,
+        contract_drift_rules,
+        load_snapshot,
+        parse_overrides,
+        snapshot_drift_rules,
+    )
+
+    baseline = getattr(args, "baseline", None)
+    if not (getattr(args, "schema_drift", False) or baseline):
+        return contract
+    try:
+        overrides = parse_overrides(getattr(args, "drift", []))
+    except OverrideError as error:
+        raise UsageError(f"--drift: {error}") from None
+    taken = {rule.key for rule in contract.rules}
+    rules = contract_drift_rules(contract.objects, taken, overrides) if args.schema_drift else []
+    if baseline:
+        try:
+            objects = load_snapshot(Path(baseline).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise UsageError(f"cannot read {baseline} ({error.strerror})") from None
+        except SnapshotError as error:
+            raise UsageError(f"{baseline}: {error}") from None
+        rules += snapshot_drift_rules(objects, baseline, taken, overrides)
+    return replace(contract, rules=(*contract.rules, *rules))
+
+
+def schema_snapshot(args: argparse.Namespace) -> int:
+    """`schema snapshot`: each object's columns from the catalog, as deterministic JSON."""
+    from packata_sql.drift import dumps_snapshot, snapshot_document
+    from packata_sql.session import ProviderError, open_session
+
+    endpoint = resolve_endpoint(_NO_CONTRACT, args.url, None, args.trust_environment)
+    try:
+        session = open_session(endpoint, trust_environment=args.trust_environment)
+    except ProviderError as error:
+        raise UsageError(f"cannot connect to {endpoint.describe()}: {error}") from None
+    try:
+        objects = []
+        for name in args.object:
+            try:
+                objects.append((name, session.column_facts((*endpoint.schema, name))))
+            except ProviderError as error:
+                raise UsageError(f"cannot read the columns of {name}: {error}") from None
+    finally:
+        session.close()
+    sys.stdout.write(dumps_snapshot(snapshot_document(endpoint.engine, objects)))
+    return 0
 
 
 def _parameters(raw: list[str]) -> list[tuple[str, object]]:

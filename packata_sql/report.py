@@ -53,6 +53,8 @@ class RuleResult:
     elapsed_ms: int = 0
     fused: bool = False
     sql: str | None = None
+    #: Schema drift: every change (field, change, classification, before, after), bounded.
+    changes: tuple[dict[str, str | None], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -185,8 +185,11 @@ def _run_catalog(state: _Run, session: Session, unit: _Object) -> None:
                                               diagnostic=diagnostic(found.diagnostic or ""))
         else:
             status = Status.PASSED if found.holds else Status.FAILED
-            state.results[rule.key] = _result(rule, status, value=found.holds, unit=None,
-                                              failed=found.failed)
+            result = _result(rule, status, value=found.holds, unit=None, failed=found.failed,
+                             changes=found.changes)
+            if found.severity is not None:
+                result = replace(result, severity=found.severity)
+            state.results[rule.key] = result
 
 
 def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],

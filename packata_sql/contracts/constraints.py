@@ -26,7 +26,7 @@ from packata_sql.contracts.model import (
 )
 
 #: Checks answered from the engine's catalog, without reading rows.
-CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType"})
+CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType", "drift"})
 #: Row-reading checks whose measurement is a count of violating rows (expected: zero).
 ROW_KINDS = frozenset({"required", "unique", "primaryKey"})
 #: logicalTypeOptions keys that modify another option instead of being a check of their own.

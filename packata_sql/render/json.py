@@ -54,6 +54,8 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "elapsed_ms": result.elapsed_ms,
         "fused": result.fused,
     }
+    if result.changes:
+        document["changes"] = list(result.changes)
     if result.sql is not None:
         document["sql"] = result.sql
     return document
