@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from packata_sql.dialects import get_dialect
-from packata_sql.drift import Level, classify, fields_from_facts, parse_overrides
+from packata_sql.drift import Classification, classify, fields_from_facts, parse_overrides
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import open_session
 
@@ -27,9 +27,9 @@ TYPES = {
               "varchar": "VARCHAR(20)"},
 }
 BASE = [("a", "int", True), ("b", "numeric", True), ("c", "varchar", False), ("e", "int", True)]
-C, W, B = Level.COMPATIBLE, Level.WARNING, Level.BREAKING
+C, W, B = Classification.COMPATIBLE, Classification.WARNING, Classification.BREAKING
 # (variant of BASE, expected changes (field, change, classification))
-CASES: dict[str, tuple[list[tuple[str, str, bool]], list[tuple[str, str, Level]]]] = {
+CASES: dict[str, tuple[list[tuple[str, str, bool]], list[tuple[str, str, Classification]]]] = {
     "unchanged": (BASE, []),
     "add-nullable": ([*BASE, ("n", "int", True)], [("n", "field-added-nullable", C)]),
     "add-not-null": ([*BASE, ("n", "int", False)], [("n", "field-added-required", W)]),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from packata_sql.compiler import CatalogPlan
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
-from packata_sql.drift import Level, baseline_of, classify
+from packata_sql.drift import Classification, baseline_of, classify
 from packata_sql.facts import ColumnFact, find, logical_compatible, physical_matches
 
 
@@ -54,7 +54,7 @@ def _drift(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     drift = classify(fields, facts, dialect, overrides)
     level = drift.classification
     changes = tuple(c.document() for c in drift.changes)
-    if level is Level.COMPATIBLE:
+    if level is Classification.COMPATIBLE:
         return Answer(True, changes=changes)
-    severity = Severity.ERROR if level is Level.BREAKING else Severity.WARNING
+    severity = Severity.ERROR if level is Classification.BREAKING else Severity.WARNING
     return Answer(False, (f"no {level.value} schema drift",), severity=severity, changes=changes)

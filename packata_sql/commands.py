@@ -74,14 +74,19 @@ def _with_drift_rules(args: argparse.Namespace, contract: Contract) -> Contract:
     )
 
     baseline = getattr(args, "baseline", None)
-    if not (getattr(args, "schema_drift", False) or baseline):
+    declared = getattr(args, "schema_drift", False) or contract.schema_drift is not None
+    if not (declared or baseline):
         return contract
     try:
-        overrides = parse_overrides(getattr(args, "drift", []))
+        overrides = parse_overrides(f"{k}={v}" for k, v in contract.schema_drift or ())
+    except OverrideError as error:
+        raise UsageError(f"{contract.path}: customProperties schemaDrift: {error}") from None
+    try:
+        overrides.update(parse_overrides(getattr(args, "drift", [])))
     except OverrideError as error:
         raise UsageError(f"--drift: {error}") from None
     taken = {rule.key for rule in contract.rules}
-    rules = contract_drift_rules(contract.objects, taken, overrides) if args.schema_drift else []
+    rules = contract_drift_rules(contract.objects, taken, overrides) if declared else []
     if baseline:
         try:
             objects = load_snapshot(Path(baseline).read_text(encoding="utf-8"))

@@ -19,24 +19,24 @@ SNAPSHOT_FORMAT = "packata-sql/schema@1"
 MAX_CHANGES = 200  # the report stays bounded whatever the table
 
 
-class Level(Enum):
+class Classification(Enum):
     COMPATIBLE = "compatible"
     WARNING = "warning"
     BREAKING = "breaking"
 
 
-_ORDER = (Level.COMPATIBLE, Level.WARNING, Level.BREAKING)
+_ORDER = (Classification.COMPATIBLE, Classification.WARNING, Classification.BREAKING)
 #: Change keys and their default classification.
-DEFAULTS: dict[str, Level] = {
-    "field-added-nullable": Level.COMPATIBLE,
-    "field-added-required": Level.WARNING,
-    "field-removed": Level.BREAKING,
-    "type-widened": Level.COMPATIBLE,  # integer to a wider integer or to a number
-    "type-resolved": Level.COMPATIBLE,  # the baseline did not know the type
-    "type-changed": Level.BREAKING,
-    "nullability-relaxed": Level.BREAKING,
-    "nullability-tightened": Level.COMPATIBLE,
-    "order-changed": Level.WARNING,
+DEFAULTS: dict[str, Classification] = {
+    "field-added-nullable": Classification.COMPATIBLE,
+    "field-added-required": Classification.WARNING,
+    "field-removed": Classification.BREAKING,
+    "type-widened": Classification.COMPATIBLE,  # integer to a wider integer or to a number
+    "type-resolved": Classification.COMPATIBLE,  # the baseline did not know the type
+    "type-changed": Classification.BREAKING,
+    "nullability-relaxed": Classification.BREAKING,
+    "nullability-tightened": Classification.COMPATIBLE,
+    "order-changed": Classification.WARNING,
 }
 
 
@@ -54,7 +54,7 @@ class Field:
 class Change:
     field: str
     change: str
-    classification: Level
+    classification: Classification
     before: str | None = None
     after: str | None = None
 
@@ -69,25 +69,25 @@ class Drift:
     changes: tuple[Change, ...]
 
     @property
-    def classification(self) -> Level:
+    def classification(self) -> Classification:
         return max((c.classification for c in self.changes), key=_ORDER.index,
-                   default=Level.COMPATIBLE)
+                   default=Classification.COMPATIBLE)
 
 
 class OverrideError(ValueError):
     """An override names an unknown change key or classification."""
 
 
-def parse_overrides(pairs: Iterable[str]) -> dict[str, Level]:
+def parse_overrides(pairs: Iterable[str]) -> dict[str, Classification]:
     """`KEY=compatible|warning|breaking` items, as `--drift` takes them."""
-    overrides: dict[str, Level] = {}
+    overrides: dict[str, Classification] = {}
     for pair in pairs:
         key, _, value = pair.partition("=")
         if key.strip() not in DEFAULTS:
             raise OverrideError(f"unknown drift change '{key.strip()}' (one of: "
                                 f"{', '.join(DEFAULTS)})")
         try:
-            overrides[key.strip()] = Level(value.strip())
+            overrides[key.strip()] = Classification(value.strip())
         except ValueError:
             raise OverrideError(f"drift classification for '{key.strip()}' must be compatible, "
                                 "warning or breaking") from None
@@ -95,7 +95,7 @@ def parse_overrides(pairs: Iterable[str]) -> dict[str, Level]:
 
 
 def drift_rule(key: str, source_path: str, object_name: str, physical: str,
-               fields: Sequence[Field], overrides: Mapping[str, Level] | None = None) -> Rule:
+               fields: Sequence[Field], overrides: Mapping[str, Classification] | None = None) -> Rule:
     """A constraint rule that classifies the live object's drift from `fields`."""
     arguments = (("baseline", tuple(fields)),
                  ("overrides", tuple(sorted((k, v.value) for k, v in (overrides or {}).items()))))
@@ -104,7 +104,7 @@ def drift_rule(key: str, source_path: str, object_name: str, physical: str,
 
 
 def contract_drift_rules(objects: Sequence[SchemaObject], taken: set[str],
-                         overrides: Mapping[str, Level] | None = None) -> list[Rule]:
+                         overrides: Mapping[str, Classification] | None = None) -> list[Rule]:
     """`--schema-drift`: one rule per declared object, its declared schema as the baseline."""
     rules = []
     for obj in objects:
@@ -117,7 +117,7 @@ def contract_drift_rules(objects: Sequence[SchemaObject], taken: set[str],
 
 
 def snapshot_drift_rules(objects: Sequence[tuple[str, tuple[Field, ...]]], source: str,
-                         taken: set[str], overrides: Mapping[str, Level] | None = None
+                         taken: set[str], overrides: Mapping[str, Classification] | None = None
                          ) -> list[Rule]:
     """`--baseline`: one rule per object of a saved snapshot."""
     rules = []
@@ -130,11 +130,11 @@ def snapshot_drift_rules(objects: Sequence[tuple[str, tuple[Field, ...]]], sourc
     return rules
 
 
-def baseline_of(constraint: Constraint) -> tuple[tuple[Field, ...], dict[str, Level]]:
+def baseline_of(constraint: Constraint) -> tuple[tuple[Field, ...], dict[str, Classification]]:
     fields = constraint.argument("baseline")
     overrides = constraint.argument("overrides")
     assert isinstance(fields, tuple) and isinstance(overrides, tuple)
-    return fields, {str(k): Level(v) for k, v in overrides}
+    return fields, {str(k): Classification(v) for k, v in overrides}
 
 
 def fields_from_schema(obj: SchemaObject) -> tuple[Field, ...]:
@@ -148,7 +148,7 @@ def fields_from_facts(facts: Sequence[ColumnFact]) -> tuple[Field, ...]:
 
 
 def classify(before: Sequence[Field], after: Sequence[ColumnFact], dialect: Dialect,
-             overrides: Mapping[str, Level] | None = None) -> Drift:
+             overrides: Mapping[str, Classification] | None = None) -> Drift:
     """Every change from `before` to the live columns `after`, in a fixed order: removed and
     changed fields in baseline order, then added fields in live order, then order changes."""
     levels = {**DEFAULTS, **(overrides or {})}

@@ -183,6 +183,9 @@ class Contract:
     findings: tuple[Finding, ...] = ()
     servers: tuple[Server, ...] = field(default=())
     objects: tuple[SchemaObject, ...] = field(default=())
+    #: Schema drift against the declared schema, when the contract enables it: the
+    #: per-change classification overrides (`change`, `compatible|warning|breaking`).
+    schema_drift: tuple[tuple[str, str], ...] | None = None
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

@@ -139,8 +139,29 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
+    drift = _schema_drift(reader, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
-                    tuple(o for o in objects if o is not None))
+                    tuple(o for o in objects if o is not None), drift)
+
+
+def _schema_drift(reader: _Reader, raw: object) -> tuple[tuple[str, str], ...] | None:
+    """`customProperties: [{property: schemaDrift, value: true | {change: level}}]`."""
+    entries = raw if isinstance(raw, list) else []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or entry.get("property") != "schemaDrift":
+            continue
+        value = entry.get("value")
+        if value is True:
+            return ()
+        if isinstance(value, dict):
+            return tuple((str(k), str(v)) for k, v in value.items())
+        if value is not False:
+            reader.findings.append(Finding(
+                "invalid-schema-drift", "'schemaDrift' must be true, false or a mapping of "
+                "change → compatible|warning|breaking", f"customProperties[{index}]",
+                Level.WARNING, line=reader.line(("customProperties", index)),
+            ))
+    return None
 
 
 def _read_servers(reader: _Reader, raw: object) -> tuple[Server, ...]:

@@ -111,3 +111,15 @@ def test_bad_baseline_and_overrides_are_usage_errors(tmp_path):
     done = packata("check", str(contract), "--url", url, "--schema-drift",
                    "--drift", "field-removed=fatal")
     assert done.returncode == 3 and "field-removed" in done.stderr
+
+
+def test_the_contract_can_enable_drift_with_its_own_overrides(tmp_path):
+    _, contract, url, database = drift_run(tmp_path)
+    contract.write_text(CONTRACT + "customProperties:\n  - property: schemaDrift\n"
+                        "    value: {nullability-relaxed: warning}\n", encoding="utf-8")
+    warehouse(database, "ALTER TABLE orders ALTER COLUMN id DROP NOT NULL")
+    code, report = check(contract, url)
+    drift = next(r for r in report["rules"] if r["key"] == "schema[orders].drift")
+    assert (code, report["outcome"], drift["severity"]) == (0, "warn", "warning")
+    code, report = check(contract, url, "--drift", "nullability-relaxed=breaking")
+    assert (code, report["outcome"]) == (1, "fail")  # the command line has the last word
