@@ -26,6 +26,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),
+        "summary_by_category": report.summary_by_category(),
         "rules": [_rule(r) for r in report.results],
         "findings": [finding_document(f) for f in report.findings],
     }

@@ -136,3 +136,19 @@ def test_compile_lists_catalog_checks_without_sql(tmp_path):
     assert rules["schema[t].properties[a].logicalType"]["sql"] is None
     assert rules["schema[t].properties[a].logicalType"]["metric"] == "logicalType"
     assert plan["scans"][0]["rules"] == ["schema[t].properties[a].required"]
+
+
+def test_reports_count_constraint_and_quality_apart(check):
+    from packata_sql.render import render
+
+    contract = schema("      - name: c\n        required: true\n"
+                      "        quality: [{id: q, metric: nullValues, mustBe: 0}]\n")
+    report = check("duckdb", contract, [("t", [("c", "text")], [(None,)])], categories=None)
+    assert report.summary_by_category() == {
+        "constraint": {"passed": 1, "failed": 1, "error": 0, "inconclusive": 0, "skipped": 0},
+        "quality": {"passed": 0, "failed": 1, "error": 0, "inconclusive": 0, "skipped": 0},
+    }
+    assert json.loads(render(report, "json", color=False))["summary_by_category"] == \
+        report.summary_by_category()
+    table = render(report, "table", color=False)
+    assert "constraint: 1 passed, 1 failed" in table and "quality: 1 failed" in table
