@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import sqlglot.expressions as exp
 
@@ -171,15 +172,37 @@ def _compile_rule(
                                    "quality on nested properties and array items is not executed yet")]
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
+    return _row_plan(rule, handler, definition, contract, dialect,
+                     (*prefix, rule.target.physical_object), site)
+
+
+def _row_plan(
+    rule: Rule, handler: MetricHandler | ConstraintHandler, definition: Library | Constraint,
+    contract: Contract, dialect: Dialect, segments: tuple[str, ...], site: Site,
+) -> tuple[Plan | None, list[Finding]]:
+    """A row-reading plan once its handler accepts the definition on this dialect."""
     schema = contract.object(rule.target.object_name)
-    problems = handler.validate(rule, definition, schema, site)
-    problems += handler.dialect_findings(definition, dialect, site)
+    checker: _Checks = handler
+    problems = checker.validate(rule, definition, schema, site)
+    problems += checker.dialect_findings(definition, dialect, site)
     if any(p.level is Level.ERROR for p in problems):
         return None, problems
-    columns = handler.columns(rule, definition, schema)
-    segments = (*prefix, rule.target.physical_object)
+    columns = checker.columns(rule, definition, schema)
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     return Plan(rule, handler, definition, segments, columns, declared), problems
+
+
+class _Checks(Protocol):
+    """What metric and constraint handlers share before SQL exists (each takes its own
+    definition type, which `_row_plan`'s caller pairs with it)."""
+
+    def validate(self, rule: Rule, definition: Any, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]: ...
+
+    def dialect_findings(self, definition: Any, dialect: Dialect, site: Site) -> list[Finding]: ...
+
+    def columns(self, rule: Rule, definition: Any,
+                schema: SchemaObject | None) -> tuple[str, ...]: ...
 
 
 def _compile_constraint(
@@ -199,14 +222,7 @@ def _compile_constraint(
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
         )]
-    schema = contract.object(rule.target.object_name)
-    problems = handler.validate(rule, constraint, schema, site)
-    problems += handler.dialect_findings(constraint, dialect, site)
-    if any(p.level is Level.ERROR for p in problems):
-        return None, problems
-    columns = handler.columns(rule, constraint, schema)
-    declared = tuple(_declared_type(rule, schema, column) for column in columns)
-    return Plan(rule, handler, constraint, segments, columns, declared), problems
+    return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
 
 
 def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:

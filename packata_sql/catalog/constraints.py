@@ -64,6 +64,10 @@ class ConstraintHandler:
 
     kind = ""
 
+    def __init__(self, kind: str | None = None) -> None:
+        if kind is not None:
+            self.kind = kind  # one class serves sibling options (minLength and maxLength)
+
     def validate(self, rule: Rule, constraint: Constraint, schema: SchemaObject | None,
                  site: Site) -> list[Finding]:
         return []
@@ -124,6 +128,8 @@ def _logical(constraint: Constraint) -> str | None:
 
 
 class Length(ConstraintHandler):
+    """minLength / maxLength: characters of non-NULL text."""
+
     def validate(self, rule: Rule, constraint: Constraint, schema: SchemaObject | None,
                  site: Site) -> list[Finding]:
         value = constraint.argument(self.kind)
@@ -143,14 +149,6 @@ class Length(ConstraintHandler):
         valid = exp.GTE(this=length, expression=limit) if self.kind == "minLength" \
             else exp.LTE(this=length, expression=limit)
         return _violations(context, columns[0], valid)
-
-
-class MinLength(Length):
-    kind = "minLength"
-
-
-class MaxLength(Length):
-    kind = "maxLength"
 
 
 class Pattern(ConstraintHandler):
@@ -239,22 +237,6 @@ class Bound(ConstraintHandler):
         return _violations(context, columns[0], _guarded(context.dialect.is_number(column), valid))
 
 
-class Minimum(Bound):
-    kind = "minimum"
-
-
-class Maximum(Bound):
-    kind = "maximum"
-
-
-class ExclusiveMinimum(Bound):
-    kind = "exclusiveMinimum"
-
-
-class ExclusiveMaximum(Bound):
-    kind = "exclusiveMaximum"
-
-
 class ValidValues(ConstraintHandler):
     """An enum-like list of permitted values (`validValues`, or `enum`), compared typed."""
 
@@ -272,13 +254,10 @@ class ValidValues(ConstraintHandler):
         return _violations(context, columns[0], context.any_member(columns[0], members))
 
 
-class Enum(ValidValues):
-    kind = "enum"
-
-
 CONSTRAINT_HANDLERS: dict[str, ConstraintHandler] = {
     handler.kind: handler
-    for handler in (Required(), Unique(), PrimaryKey(), MinLength(), MaxLength(), Pattern(),
-                    Format(), Minimum(), Maximum(), ExclusiveMinimum(), ExclusiveMaximum(),
-                    ValidValues(), Enum())
+    for handler in (Required(), Unique(), PrimaryKey(), Length("minLength"), Length("maxLength"),
+                    Pattern(), Format(), Bound("minimum"), Bound("maximum"),
+                    Bound("exclusiveMinimum"), Bound("exclusiveMaximum"), ValidValues(),
+                    ValidValues("enum"))
 }

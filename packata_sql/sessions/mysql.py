@@ -194,14 +194,16 @@ class MySQLSession(TimedSession):
         with contextlib.suppress(self._pymysql.Error):
             self._conn.close()
 
-    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+    def _read(self, sql: str, parameters: Sequence[object] | None = None
+              ) -> tuple[Sequence[Any], list[Any]]:
+        """One of our own catalog statements in a read-only transaction: description, rows."""
         self._ensure()
         cursor = self._conn.cursor()
         try:
             cursor.execute("START TRANSACTION READ ONLY")
-            cursor.execute(self.dialect.probe_sql(segments))
+            cursor.execute(sql, parameters)
             description = cursor.description or []
-            cursor.fetchall()
+            return description, list(cursor.fetchall())
         except self._pymysql.Error:
             self._discard()
             raise
@@ -209,23 +211,14 @@ class MySQLSession(TimedSession):
             if self._conn.open:
                 cursor.close()
                 self._conn.rollback()
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        description, _ = self._read(self.dialect.probe_sql(segments))
         return {str(d[0]): self.dialect.family(f"{d[1]}:{d[3]}") for d in description}
 
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
-        self._ensure()
         *schema, table = segments
-        cursor = self._conn.cursor()
-        try:
-            cursor.execute("START TRANSACTION READ ONLY")
-            cursor.execute(_FACTS, [schema[-1] if schema else None, table])
-            rows = list(cursor.fetchall())
-        except self._pymysql.Error:
-            self._discard()
-            raise
-        finally:
-            if self._conn.open:
-                cursor.close()
-                self._conn.rollback()
+        _, rows = self._read(_FACTS, [schema[-1] if schema else None, table])
         if not rows:
             raise ProviderError("missing-object", "1146")
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
