@@ -21,7 +21,6 @@ from packata_sql.contracts.model import (
     Library,
     Rule,
     SchemaObject,
-    SchemaProperty,
     Server,
     Severity,
     Site,
@@ -29,10 +28,22 @@ from packata_sql.contracts.model import (
     Target,
     Text,
 )
+from packata_sql.contracts.odcs_schema import (
+    YamlPath,
+    nested_constraints,
+    schema_drift,
+    schema_property,
+)
+from packata_sql.contracts.odcs_schema import (
+    freeze as _freeze,
+)
+from packata_sql.contracts.odcs_schema import (
+    text as _text,
+)
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 from packata_sql.expectations import SPELLINGS, parse_expectations
 
-Path = tuple[str | int, ...]
+Path = YamlPath
 
 _TOP_KEYS = frozenset({
     "apiVersion", "kind", "id", "name", "version", "status", "tenant", "domain", "dataProduct",
@@ -139,29 +150,9 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
-    drift = _schema_drift(reader, document.get("customProperties"))
+    drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
                     tuple(o for o in objects if o is not None), drift)
-
-
-def _schema_drift(reader: _Reader, raw: object) -> tuple[tuple[str, str], ...] | None:
-    """`customProperties: [{property: schemaDrift, value: true | {change: level}}]`."""
-    entries = raw if isinstance(raw, list) else []
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict) or entry.get("property") != "schemaDrift":
-            continue
-        value = entry.get("value")
-        if value is True:
-            return ()
-        if isinstance(value, dict):
-            return tuple((str(k), str(v)) for k, v in value.items())
-        if value is not False:
-            reader.findings.append(Finding(
-                "invalid-schema-drift", "'schemaDrift' must be true, false or a mapping of "
-                "change → compatible|warning|breaking", f"customProperties[{index}]",
-                Level.WARNING, line=reader.line(("customProperties", index)),
-            ))
-    return None
 
 
 def _read_servers(reader: _Reader, raw: object) -> tuple[Server, ...]:
@@ -204,7 +195,8 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     properties = obj.get("properties")
     declared = tuple(
-        _schema_property(reader, p, (*yaml_path, "properties", i), f"{where}.properties[{i}]")
+        schema_property(reader.findings, reader.line, p, (*yaml_path, "properties", i),
+                        f"{where}.properties[{i}]")
         for i, p in enumerate(properties if isinstance(properties, list) else [])
         if isinstance(p, dict) and _text(p.get("name"))
     )
@@ -214,47 +206,6 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
         reader.rules.extend(rules)
         reader.findings.extend(findings)
     return schema_object
-
-
-def _schema_property(reader: _Reader, prop: Mapping[str, Any], yaml_path: Path,
-                     where: str) -> SchemaProperty:
-    """What a top-level property declares about permitted data."""
-    name = _text(prop.get("name"))
-    flags = {key: _flag(reader, prop, key, where, yaml_path)
-             for key in ("required", "unique", "primaryKey")}
-    position = prop.get("primaryKeyPosition")
-    if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
-        reader.findings.append(Finding(
-            "invalid-constraint", "'primaryKeyPosition' must be an integer", where,
-            line=reader.line((*yaml_path, "primaryKeyPosition")),
-        ))
-        position = None
-    options = prop.get("logicalTypeOptions")
-    if options is not None and not isinstance(options, dict):
-        reader.findings.append(Finding(
-            "invalid-constraint", "'logicalTypeOptions' must be a mapping", where,
-            line=reader.line((*yaml_path, "logicalTypeOptions")),
-        ))
-    return SchemaProperty(
-        name, _text(prop.get("physicalName")) or name, _text(prop.get("logicalType")) or None,
-        _text(prop.get("physicalType")) or None, flags["required"], flags["unique"],
-        flags["primaryKey"], position if isinstance(position, int) and position > 0 else None,
-        tuple((str(k), _freeze(v)) for k, v in options.items())
-        if isinstance(options, dict) else (),
-        where, reader.line(yaml_path),
-    )
-
-
-def _flag(reader: _Reader, prop: Mapping[str, Any], key: str, where: str,
-          yaml_path: Path) -> bool:
-    value = prop.get(key)
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    reader.findings.append(Finding(
-        "invalid-constraint", f"'{key}' must be true or false; it is not checked", where,
-        line=reader.line((*yaml_path, key)),
-    ))
-    return False
 
 
 def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level: bool) -> None:
@@ -291,24 +242,9 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
         )
         _read_quality(reader, prop, scope)
         if not top_level:
-            _nested_constraints(reader, prop, where, yaml_path)
+            nested_constraints(reader.findings, reader.line, prop, where, yaml_path)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
-
-
-_CONSTRAINT_KEYS = ("required", "unique", "primaryKey", "logicalTypeOptions")
-
-
-def _nested_constraints(reader: _Reader, prop: Mapping[str, Any], where: str,
-                        yaml_path: Path) -> None:
-    """Nested properties are no columns: what they declare is reported, not dropped."""
-    declared = [key for key in _CONSTRAINT_KEYS if prop.get(key) not in (None, False, {})]
-    if declared:
-        reader.findings.append(Finding(
-            "nested-constraint-not-checked",
-            f"{', '.join(declared)} on a nested property is not checked yet", where,
-            Level.WARNING, line=reader.line((*yaml_path, declared[0])),
-        ))
 
 
 def _read_items(reader: _Reader, raw: object, parent: _Scope) -> None:
@@ -327,7 +263,7 @@ def _read_items(reader: _Reader, raw: object, parent: _Scope) -> None:
         _text(raw.get("logicalType")) or None, nested=True,
     )
     _read_quality(reader, raw, scope)
-    _nested_constraints(reader, raw, where, yaml_path)
+    nested_constraints(reader.findings, reader.line, raw, where, yaml_path)
     _read_properties(reader, raw.get("properties"), scope, top_level=False)
     _read_items(reader, raw.get("items"), scope)
 
@@ -440,16 +376,3 @@ def _unique_key(reader: _Reader, wanted: str, source_path: str) -> str:
         ))
     reader.keys.add(key)
     return key
-
-
-def _text(value: object) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
-def _freeze(value: object) -> object:
-    """Lists become tuples so that rules stay hashable."""
-    if isinstance(value, list):
-        return tuple(_freeze(item) for item in value)
-    if isinstance(value, dict):
-        return tuple((k, _freeze(v)) for k, v in value.items())
-    return value
