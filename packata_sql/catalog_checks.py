@@ -31,11 +31,14 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     constraint = plan.constraint
     if constraint.kind == "drift":
         return _drift(plan, facts, dialect)
+    if constraint.kind == "present":  # one column, or every field a policy requires
+        missing = [c for c in constraint.columns if find(facts, c, dialect) is None]
+        if len(constraint.columns) > 1 and missing:
+            return Answer(False, tuple(f"the column {c} to exist" for c in missing))
+        return Answer(False, ("the column to exist",)) if missing else Answer(True)
     fact = find(facts, constraint.columns[0], dialect)
     if fact is None:  # every catalog check of a declared column includes its presence
         return Answer(False, ("the column to exist",))
-    if constraint.kind == "present":
-        return Answer(True)
     if constraint.kind == "logicalType":
         declared = str(constraint.argument("logicalType"))
         compatible = logical_compatible(declared, fact, dialect)

@@ -11,6 +11,7 @@ import sqlglot.expressions as exp
 from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.rows import ROW_HANDLERS
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.model import (
     Category,
@@ -217,7 +218,7 @@ def _compile_constraint(
                 "constraint-not-checkable", f"logicalType '{declared}' is not one ODCS defines"
             )]
         return CatalogPlan(rule, constraint, segments), []
-    handler = CONSTRAINT_HANDLERS.get(constraint.kind)
+    handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
     if handler is None:
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"

@@ -68,6 +68,8 @@ class Report:
     settings: dict[str, str] = field(default_factory=dict)
     #: Why no session could be opened (a safe message), when that happened.
     connection_problem: str | None = None
+    #: What the declaration says of itself (format, policy version, SHA-256), when it does.
+    declaration: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:

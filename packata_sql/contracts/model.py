@@ -186,6 +186,11 @@ class Contract:
     #: Schema drift against the declared schema, when the contract enables it: the
     #: per-change classification overrides (`change`, `compatible|warning|breaking`).
     schema_drift: tuple[tuple[str, str], ...] | None = None
+    #: Drift classification overrides that apply when drift runs (`--schema-drift`,
+    #: `--baseline`) without turning it on: a JSON policy's `schema_policy`.
+    drift_overrides: tuple[tuple[str, str], ...] = ()
+    #: What the report records about the declaration itself: format, version, SHA-256.
+    declaration: tuple[tuple[str, str | None], ...] = ()
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

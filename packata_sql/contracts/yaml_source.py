@@ -52,8 +52,13 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_yaml_file(path: str) -> Loaded:
+    return load_yaml_text(read_source(path), path)
+
+
+def read_source(path: str) -> str:
+    """A declaration file's text, or a SourceError that says why it cannot be read."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
+        return Path(path).read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
     except FileNotFoundError:
         raise SourceError(path, "file not found") from None
     except IsADirectoryError:
@@ -62,7 +67,6 @@ def load_yaml_file(path: str) -> Loaded:
         raise SourceError(path, "not UTF-8 text") from None
     except OSError as error:
         raise SourceError(path, f"cannot be read ({error.strerror})") from None
-    return load_yaml_text(text, path)
 
 
 def load_yaml_text(text: str, path: str) -> Loaded:
