@@ -35,9 +35,9 @@ def load_declaration(path: str, *, declaration: str | None = None, object_name: 
         document, loaded = _document(text, path)
         chosen = chosen or detect(document)
     if chosen is None:
-        raise SourceError(path, "cannot tell the declaration format: an ODCS contract has "
-                                "'apiVersion', a pipeline contract 'data_quality', a JSON quality "
-                                "policy a 'rules' list; or pass --declaration odcs|policy|pipeline")
+        raise SourceError(path, "not an ODCS contract ('apiVersion'), a pipeline contract "
+                                "('data_quality') or a JSON quality policy (a 'rules' list); pass "
+                                "--declaration odcs|policy|pipeline to say which it is")
     if chosen == "odcs":
         if object_name is not None:
             raise SourceError(path, "--object applies to policy and pipeline declarations; an "
