@@ -10,6 +10,7 @@ assertion the metric must be 0 (SEMANTICS 2.6): no failing rows, or an empty obj
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -115,7 +116,8 @@ def _expectations(entry: Mapping[str, Any], site: RuleSite, loaded: Loaded,
             raise site.error(key, f"needs a number, not a boolean; {_REPAIR}")
         if operator in (Operator.EQ, Operator.NE) and isinstance(raw, str):
             try:
-                raw = exact_number(raw, allow_text=True)
+                exact_number(raw, allow_text=True)
+                raw = Decimal(raw.strip())
             except NotExact:
                 raise site.error(key, f"needs a finite number; {_REPAIR}") from None
         normalized[key] = raw
