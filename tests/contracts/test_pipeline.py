@@ -104,7 +104,7 @@ def test_malformed_operands_fail_loading_without_echo(tmp_path, assertion, probl
     ("- {name: a, rule: row_count}\n- {name: a, rule: row_count}", "also the name of"),
 ])
 def test_malformed_rules_fail_loading_naming_rule_and_key(tmp_path, rule, named):
-    with pytest.raises(SourceError, match="data_quality.rules") as caught:
+    with pytest.raises(SourceError, match=r"data_quality\.rules") as caught:
         _load(tmp_path, rule)
     assert named in str(caught.value)
 
