@@ -20,7 +20,7 @@ from packata_sql.endpoint import Endpoint
 from packata_sql.report import Report, Status
 from packata_sql.runner import RunOptions, run
 
-TABLE = "cons"
+TABLE = "it's \"cons\" `tbl`"  # the physical name; the contract's name is `cons`
 UUID = "123e4567-e89b-12d3-a456-426614174000"
 # (k1, k2, name, amount, score, email, uid)
 ROWS: list[tuple[Any, ...]] = [
@@ -83,7 +83,8 @@ def contract(path: Path) -> Path:
                   for name, (_, logical, declared) in COLUMNS.items()]
     properties.append({"name": "ghost", "logicalType": "string"})
     document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "cons", "version": "1",
-                "status": "active", "schema": [{"name": TABLE, "properties": properties}]}
+                "status": "active",
+                "schema": [{"name": "cons", "physicalName": TABLE, "properties": properties}]}
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     return path
 

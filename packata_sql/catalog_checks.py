@@ -17,11 +17,10 @@ from packata_sql.facts import ColumnFact, find, logical_compatible, physical_mat
 
 @dataclass(frozen=True)
 class Answer:
-    """`holds` is None when there is nothing to judge (`diagnostic` says why)."""
+    """Whether the schema holds, and if not, what was expected (the report's `failed`)."""
 
-    holds: bool | None
+    holds: bool
     failed: tuple[str, ...] = ()
-    diagnostic: str | None = None
     #: Drift: the severity its classification gives (breaking: error, warning: warning).
     severity: Severity | None = None
     changes: tuple[dict[str, str | None], ...] = ()
@@ -42,8 +41,8 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     if constraint.kind == "logicalType":
         declared = str(constraint.argument("logicalType"))
         compatible = logical_compatible(declared, fact, dialect)
-        if compatible is None:
-            return Answer(None, diagnostic="unknown-logical-type")
+        if compatible is None:  # an unknown logicalType (a warning finding): presence only
+            return Answer(True)
         return Answer(True) if compatible else Answer(False, (
             f"a type compatible with logicalType {declared} (found {fact.native_type})",))
     declared = str(constraint.argument("physicalType"))

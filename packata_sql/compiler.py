@@ -214,8 +214,10 @@ def _compile_constraint(
     if constraint.kind in CATALOG_KINDS:
         declared = constraint.argument("logicalType")
         if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
-            return None, [site.finding(
-                "constraint-not-checkable", f"logicalType '{declared}' is not one ODCS defines"
+            return CatalogPlan(rule, constraint, segments), [site.finding(
+                "constraint-not-checkable",
+                f"logicalType '{declared}' is not one ODCS defines: only the column's presence "
+                "is checked", Level.WARNING,
             )]
         return CatalogPlan(rule, constraint, segments), []
     handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)

@@ -34,7 +34,6 @@ _DIAGNOSTICS = {
     "several-columns": "the query returned more than one column; a rule needs exactly one cell",
     "no-rows": "the query returned no row; a rule needs exactly one cell",
     "several-rows": "the query returned more than one row; a rule needs exactly one cell",
-    "unknown-logical-type": "the declared logicalType is not one packata-sql can compare",
 }
 
 
@@ -179,17 +178,12 @@ def _run_catalog(state: _Run, session: Session, unit: _Object) -> None:
         return
     for plan in unit.catalog:
         found = answer(plan, facts, session.dialect)
-        rule = plan.rule
-        if found.holds is None:
-            state.results[rule.key] = _result(rule, Status.INCONCLUSIVE, unit=None,
-                                              diagnostic=diagnostic(found.diagnostic or ""))
-        else:
-            status = Status.PASSED if found.holds else Status.FAILED
-            result = _result(rule, status, value=found.holds, unit=None, failed=found.failed,
-                             changes=found.changes)
-            if found.severity is not None:
-                result = replace(result, severity=found.severity)
-            state.results[rule.key] = result
+        status = Status.PASSED if found.holds else Status.FAILED
+        result = _result(plan.rule, status, value=found.holds, unit=None, failed=found.failed,
+                         changes=found.changes)
+        if found.severity is not None:
+            result = replace(result, severity=found.severity)
+        state.results[plan.rule.key] = result
 
 
 def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],

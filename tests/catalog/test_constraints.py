@@ -152,3 +152,13 @@ def test_reports_count_constraint_and_quality_apart(check):
         report.summary_by_category()
     table = render(report, "table", color=False)
     assert "constraint: 1 passed, 1 failed" in table and "quality: 1 failed" in table
+
+
+def test_unknown_logical_type_checks_presence_with_a_warning(check):
+    contract = schema("      - {name: c, logicalType: decimal}\n      - {name: gone, logicalType: text}\n")
+    report = check("duckdb", contract, [("t", [("c", "int")], [(1,)])], categories=CONSTRAINTS)
+    assert outcome(report) == {"properties[c].logicalType": (Status.PASSED, True),
+                               "properties[gone].logicalType": (Status.FAILED, False)}
+    assert [(f.code, f.level.value) for f in report.findings] == [
+        ("constraint-not-checkable", "warning")] * 2
+    assert report.complete

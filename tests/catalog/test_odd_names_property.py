@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packata_sql.compiler import compile_contract
-from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -48,6 +47,7 @@ def test_odd_names_are_quoted_on_every_path(table, column, engine):
             "status": "active",
             "schema": [{"name": "t", "physicalName": table, "properties": [{
                 "name": "c", "physicalName": column, "logicalType": "string",
+                "unique": True, "logicalTypeOptions": {"maxLength": 1},
                 "quality": [
                     {"id": "nulls", "metric": "nullValues", "mustBe": 1},
                     {"id": "missing", "metric": "missingValues",
@@ -58,10 +58,13 @@ def test_odd_names_are_quoted_on_every_path(table, column, engine):
                 ]}]}],
         }, allow_unicode=True), encoding="utf-8")
         loaded = load_odcs(str(contract))
-        compiled = compile_contract(loaded, get_dialect(engine), parameters={},
-                                    categories=[Category.QUALITY])
+        compiled = compile_contract(loaded, get_dialect(engine), parameters={})
         report = run(loaded, compiled, Endpoint(engine, str(path)), RunOptions())
         assert [(r.key, r.status) for r in report.results] == [
             ("nulls", Status.PASSED), ("missing", Status.PASSED), ("dups", Status.PASSED),
             ("sql", Status.PASSED),
+            # Constraints reach the same names through the catalog and the fused scan.
+            ("schema[t].properties[c].logicalType", Status.PASSED),
+            ("schema[t].properties[c].unique", Status.FAILED),  # 'x' twice
+            ("schema[t].properties[c].logicalTypeOptions.maxLength", Status.PASSED),
         ], [(r.key, r.status, r.diagnostic) for r in report.results]
