@@ -96,15 +96,17 @@ MORE_EXPECTED = {
     "ghost-type": (Status.FAILED, False),
     "has-ghost": (Status.FAILED, False),
 }
-PIPELINE = f"""\
-table: {TABLE}
-data_quality:
-  rules:
-    - name: bounded_volume
-      rule: row_count
-      mustBeGreaterThan: 0
-      mustBeLessThan: 1000
-      severity: error
+BOUNDED = textwrap.dedent(f"""\
+    table: {TABLE}
+    data_quality:
+      rules:
+        - name: bounded_volume
+          rule: row_count
+          mustBeGreaterThan: 0
+          mustBeLessThan: 1000
+          severity: error
+""")
+PIPELINE = BOUNDED + """\
     - name: ids_and_status
       rule: not_null
       columns: [id, status]
@@ -237,16 +239,6 @@ def test_the_pipeline_rules_on_every_engine(warehouse, tmp_path):
     assert report.outcome is Outcome.FAIL
 
 
-BOUNDED = textwrap.dedent(f"""\
-    table: {TABLE}
-    data_quality:
-      rules:
-        - name: bounded_volume
-          rule: row_count
-          mustBeGreaterThan: 0
-          mustBeLessThan: 1000
-          severity: error
-""")
 
 
 @pytest.mark.parametrize("warehouse", ENGINES, indirect=True)

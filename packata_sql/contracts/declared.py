@@ -30,6 +30,21 @@ class RuleSite:
         return SourceError(self.path, f"{where} {problem}", line or self.lines(self.yaml_path))
 
 
+def rule_identity(entry: object, site: RuleSite, key: str, seen: dict[str, str]) -> str:
+    """A rule's identity (a policy rule's `id`, a pipeline rule's `name`): required and unique.
+    From here on the site's label names it too: `rules[2] (id 'x')`."""
+    if not isinstance(entry, dict):
+        raise site.error(None, f"must be an object with '{key}'")
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise site.error(key, "is required: a stable, unique, non-empty text")
+    first, site.label = site.label, f"{site.label} ({key} '{value}')"
+    if value in seen:
+        raise site.error(key, f"is also the {key} of {seen[value]}; each must be unique")
+    seen[value] = first
+    return value
+
+
 def severity(entry: Mapping[str, object], site: RuleSite) -> Severity:
     raw = entry.get("severity", "error")
     if raw not in ("error", "warning"):

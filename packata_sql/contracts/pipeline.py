@@ -14,7 +14,14 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.contracts.declared import RuleSite, boolean, field_list, severity, target_object
+from packata_sql.contracts.declared import (
+    RuleSite,
+    boolean,
+    field_list,
+    rule_identity,
+    severity,
+    target_object,
+)
 from packata_sql.contracts.model import (
     Category,
     Constraint,
@@ -67,26 +74,18 @@ def load_pipeline(path: str, loaded: Loaded, object_name: str | None = None) -> 
     name = target_object(block if in_block else document, path, object_name, loaded.line,
                          ("data_quality",) if in_block else ())
     rules: list[Rule] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     for index, entry in enumerate(block["rules"]):
         rules.append(_read_rule(path, loaded, index, entry, seen, name))
     return Contract(path, tuple(rules), declaration=(("format", "pipeline"),))
 
 
-def _read_rule(path: str, loaded: Loaded, index: int, entry: object, seen: dict[str, int],
+def _read_rule(path: str, loaded: Loaded, index: int, entry: object, seen: dict[str, str],
                table: str) -> Rule:
     yaml_path = ("data_quality", "rules", index)
     site = RuleSite(path, yaml_path, f"data_quality.rules[{index}]", loaded.line)
-    if not isinstance(entry, dict):
-        raise site.error(None, "must be a mapping with 'name' and 'rule'")
-    name = entry.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise site.error("name", "is required: a unique, non-empty text")
-    site.label = f"data_quality.rules[{index}] (name '{name}')"
-    if name in seen:
-        raise site.error("name", f"is also the name of data_quality.rules[{seen[name]}]; "
-                                 "names must be unique")
-    seen[name] = index
+    name = rule_identity(entry, site, "name", seen)
+    assert isinstance(entry, dict)
     kind = entry.get("rule")
     if any(entry.get(k) is not None for k in _CALLABLE_KEYS) and kind is None:
         kind = "custom"

@@ -24,6 +24,7 @@ from packata_sql.contracts.declared import (
     RuleSite,
     boolean,
     field_list,
+    rule_identity,
     severity,
     target_object,
 )
@@ -84,7 +85,7 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
                         line=lines((key,))) for key in document if key not in _TOP_KEYS]
     name = target_object(document, path, object_name, lines)
     schema = ImpliedSchema(name)
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     read = [_read_rule(path, lines, index, entry, seen, schema)
             for index, entry in enumerate(document["rules"])]
     # Built once every `field` rule has declared its type, whatever the rule order.
@@ -98,18 +99,11 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
                     declaration=evidence)
 
 
-def _read_rule(path: str, lines: Any, index: int, entry: object, seen: dict[str, int],
+def _read_rule(path: str, lines: Any, index: int, entry: object, seen: dict[str, str],
                schema: ImpliedSchema) -> _Read:
     site = RuleSite(path, ("rules", index), f"rules[{index}]", lines)
-    if not isinstance(entry, dict):
-        raise site.error(None, "must be an object with 'id' and 'type'")
-    rule_id = entry.get("id")
-    if not isinstance(rule_id, str) or not rule_id.strip():
-        raise site.error("id", "is required: a stable, unique, non-empty text")
-    site.label = f"rules[{index}] (id '{rule_id}')"
-    if rule_id in seen:
-        raise site.error("id", f"is also the id of rules[{seen[rule_id]}]; ids must be unique")
-    seen[rule_id] = index
+    rule_id = rule_identity(entry, site, "id", seen)
+    assert isinstance(entry, dict)
     kind = entry.get("type")
     if kind not in _KEYS:
         raise site.error("type", f"must be one of: {', '.join(_KEYS)}")
