@@ -159,3 +159,9 @@ def test_an_expression_keeps_no_authored_comment(tmp_path):
     [scan] = plan_document(contract, compiled, mysql)["scans"]
     assert scan["rules"] == ["e"]
     assert "amount >= 0" in scan["sql"] and "/*" not in scan["sql"] and "1 = 1" not in scan["sql"]
+
+
+def test_expressions_need_a_dialect_with_pinned_lexical_rules(tmp_path):
+    assert _compiled(tmp_path, "amount >= 0", "postgres").ordered
+    assert _compiled(tmp_path, "amount >= 0", "snowflake").blocked["e"].code == \
+        "dialect-not-supported"
