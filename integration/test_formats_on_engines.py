@@ -61,8 +61,7 @@ POLICY = {
 POLICY_EXPECTED = {
     "non-empty": (Status.PASSED, 8),
     "columns": (Status.PASSED, True),
-    "id-shape": (Status.PASSED, True),
-    "id-shape.nullable": (Status.FAILED, 3),  # rows 4, 7, 8
+    "id-shape": (Status.FAILED, 3),  # an integer column, with NULLs in rows 4, 7, 8
     "id-present": (Status.FAILED, 3),
     "id-unique": (Status.FAILED, 3),  # 8 rows, keys {1, 2, 3, 4, NULL}
     "amount-range": (Status.FAILED, 1),  # -0.01; NULL allowed by default
@@ -83,6 +82,11 @@ MORE_POLICY = {
          "allowed_values": ["new", "closed", "New"], "allow_null": False, "severity": "warning"},
         {"id": "ghost-type", "type": "field", "field": "ghost", "data_type": "string"},
         {"id": "has-ghost", "type": "required_fields", "fields": ["id", "ghost"]},
+        {"id": "status-int", "type": "field", "field": "status", "data_type": "integer",
+         "nullable": False},
+        {"id": "amount-set", "type": "field", "field": "amount", "nullable": False},
+        {"id": "ghost-set", "type": "field", "field": "ghost", "nullable": False},
+        {"id": "status-text", "type": "field", "field": "status", "data_type": "string"},
     ],
 }
 MORE_EXPECTED = {
@@ -95,6 +99,10 @@ MORE_EXPECTED = {
     "status-strict": (Status.FAILED, 3),  # 'new ' and two NULLs
     "ghost-type": (Status.FAILED, False),
     "has-ghost": (Status.FAILED, False),
+    "status-int": (Status.FAILED, False),  # the type fails first; its NULLs are not counted
+    "amount-set": (Status.FAILED, 1),  # row 4
+    "ghost-set": (Status.FAILED, False),
+    "status-text": (Status.PASSED, True),
 }
 BOUNDED = textwrap.dedent(f"""\
     table: {TABLE}
@@ -215,13 +223,15 @@ def test_the_example_policy_on_every_engine(warehouse, tmp_path):
     (tmp_path / "more.json").write_text(json.dumps(MORE_POLICY), encoding="utf-8")
     report = check(endpoint, tmp_path / "policy.json")
     assert _measured(report) == POLICY_EXPECTED, [(r.key, r.diagnostic) for r in report.results]
-    row_reading = [r for r in report.results if r.key not in ("columns", "id-shape")]
+    row_reading = [r for r in report.results if r.key != "columns"]
     assert all(r.fused for r in row_reading)  # one scan for the object
     more = check(endpoint, tmp_path / "more.json")
     assert _measured(more) == MORE_EXPECTED, [(r.key, r.diagnostic) for r in more.results]
     by_key = {r.key: r for r in more.results}
     assert by_key["at-most-7"].failed == ("<= 7",)
     assert by_key["has-ghost"].failed == ("the column ghost to exist",)
+    assert by_key["status-int"].failed[0].startswith("a type compatible with logicalType integer")
+    assert by_key["amount-set"].failed == ("= 0",) and by_key["amount-set"].fused
     assert by_key["status-strict"].severity.value == "warning"
 
 

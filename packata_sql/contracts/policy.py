@@ -89,7 +89,7 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
     read = [_read_rule(path, lines, index, entry, seen, schema)
             for index, entry in enumerate(document["rules"])]
     # Built once every `field` rule has declared its type, whatever the rule order.
-    rules = [rule for entry in read for rule in entry.rules(schema, lines)]
+    rules = [entry.rule(schema, lines) for entry in read]
     version = document.get("version")
     evidence = (("format", "policy"),
                 ("version", None if version is None else str(version)),
@@ -115,7 +115,7 @@ def _read_rule(path: str, lines: Any, index: int, entry: object, seen: dict[str,
     return _Read(rule_id, index, level, _definitions(entry, kind, site, schema))
 
 
-_Planned = tuple[str, Category, tuple[str, ...], Definition, tuple[Expectation, ...]]
+_Planned = tuple[Category, tuple[str, ...], Definition, tuple[Expectation, ...]]
 
 
 @dataclass(frozen=True)
@@ -123,34 +123,31 @@ class _Read:
     rule_id: str
     index: int
     severity: Severity
-    planned: list[_Planned]
+    planned: _Planned
 
-    def rules(self, schema: ImpliedSchema, lines: Any) -> list[Rule]:
-        built = []
-        for suffix, category, columns, definition, expectations in self.planned:
-            column = columns[0] if len(columns) == 1 else None
-            target = Target(schema.name, schema.name, (column,) if column else (), column,
-                            schema.logical_type(column) if column else None)
-            built.append(Rule(self.rule_id + suffix, f"rules[{self.index}]", category, target,
-                              definition, expectations, severity=self.severity,
-                              line=lines(("rules", self.index))))
-        return built
+    def rule(self, schema: ImpliedSchema, lines: Any) -> Rule:
+        category, columns, definition, expectations = self.planned
+        column = columns[0] if len(columns) == 1 else None
+        target = Target(schema.name, schema.name, (column,) if column else (), column,
+                        schema.logical_type(column) if column else None)
+        return Rule(self.rule_id, f"rules[{self.index}]", category, target, definition,
+                    expectations, severity=self.severity, line=lines(("rules", self.index)))
 
 
 def _definitions(entry: Mapping[str, Any], kind: str, site: RuleSite,
-                 schema: ImpliedSchema) -> list[_Planned]:
-    """(key suffix, category, columns, definition, expectations) of each rule the entry makes."""
+                 schema: ImpliedSchema) -> _Planned:
+    """The rule an entry makes: (category, columns, definition, expectations)."""
     q = Category.QUALITY
     if kind == "row_count":
         low, high = _bounds(entry, site, non_negative=True)
         expectations = [Expectation(Operator.GE, low if low is not None else Fraction(0))]
         if high is not None:
             expectations.append(Expectation(Operator.LE, high))
-        return [("", q, (), Library("rowCount"), tuple(expectations))]
+        return (q, (), Library("rowCount"), tuple(expectations))
     if kind == "required_fields":
         fields = field_list(entry, site, "field", "fields")
         schema.add(fields)
-        return [("", Category.CONSTRAINT, fields, Constraint("present", fields), ())]
+        return (Category.CONSTRAINT, fields, Constraint("present", fields), ())
     if kind == "field":
         return _field(entry, site, schema)
     if kind in ("not_null", "unique"):
@@ -160,7 +157,7 @@ def _definitions(entry: Mapping[str, Any], kind: str, site: RuleSite,
             if kind == "unique" else ())
         constraint = Constraint("notNull" if kind == "not_null" else "uniqueKey", columns,
                                 arguments)
-        return [("", q, columns, constraint, _NO_FAILURES)]
+        return (q, columns, constraint, _NO_FAILURES)
     column = _one_field(entry, site)
     allow_null = ("allow_null", boolean(entry, site, "allow_null", ALLOW_NULL_DEFAULT))
     if kind == "range":
@@ -168,7 +165,7 @@ def _definitions(entry: Mapping[str, Any], kind: str, site: RuleSite,
         if low is None and high is None:
             raise site.error(None, "needs 'minimum' and/or 'maximum'")
         arguments = (("minimum", _decimal(low)), ("maximum", _decimal(high)), allow_null)
-        return [("", q, (column,), Constraint("range", (column,), arguments), _NO_FAILURES)]
+        return (q, (column,), Constraint("range", (column,), arguments), _NO_FAILURES)
     values = entry.get("allowed_values")
     if not isinstance(values, list) or not values:
         raise site.error("allowed_values", "must be a non-empty list of values")
@@ -176,27 +173,26 @@ def _definitions(entry: Mapping[str, Any], kind: str, site: RuleSite,
         raise site.error("allowed_values", "holds text, numbers or booleans only (NULL is "
                                            "governed by 'allow_null')")
     arguments = (("values", freeze(values)), allow_null)
-    return [("", q, (column,), Constraint("allowedValues", (column,), arguments), _NO_FAILURES)]
+    return (q, (column,), Constraint("allowedValues", (column,), arguments), _NO_FAILURES)
 
 
-def _field(entry: Mapping[str, Any], site: RuleSite, schema: ImpliedSchema) -> list[_Planned]:
-    """`data_type` is checked from the catalog; `nullable: false` also counts NULL rows (keyed
-    `ID.nullable` when the rule declares a type too); neither: the field must exist."""
+def _field(entry: Mapping[str, Any], site: RuleSite, schema: ImpliedSchema) -> _Planned:
+    """One catalog check: the field exists, with a compatible `data_type` when one is given;
+    `nullable: false` also counts NULL rows (in the scan, once the catalog check holds)."""
     column = _one_field(entry, site)
     data_type = entry.get("data_type")
     if data_type is not None and data_type not in DATA_TYPES:
         raise site.error("data_type", f"must be one of: {', '.join(DATA_TYPES)}")
     nullable = boolean(entry, site, "nullable", True)
     schema.add((column,), data_type, required=not nullable)
-    c = Category.CONSTRAINT
-    planned: list[_Planned] = []
+    arguments: list[tuple[str, object]] = []
     if data_type is not None:
-        planned.append(("", c, (column,), Constraint("logicalType", (column,),
-                                                     (("logicalType", data_type),)), ()))
+        arguments.append(("logicalType", data_type))
     if not nullable:
-        planned.append((".nullable" if planned else "", c, (column,),
-                        Constraint("notNull", (column,)), _NO_FAILURES))
-    return planned or [("", c, (column,), Constraint("present", (column,)), ())]
+        arguments.append(("nullable", False))
+    kind = "logicalType" if data_type is not None else "present"
+    return (Category.CONSTRAINT, (column,), Constraint(kind, (column,), tuple(arguments)),
+            () if nullable else _NO_FAILURES)
 
 
 def _one_field(entry: Mapping[str, Any], site: RuleSite) -> str:

@@ -150,3 +150,18 @@ def test_schema_policy_overrides_drift(tmp_path, url, capsys, schema_policy, out
     assert report["outcome"] == outcome
     drift = next(r for r in report["rules"] if r["key"] == "baseline[orders].drift")
     assert [c["change"] for c in drift["changes"]] == ["field-removed"]
+
+
+def test_compile_shows_a_policy_field_rule_in_the_scan(tmp_path, capsys):
+    path = _write(tmp_path / "p.json", {"object": "orders", "rules": [
+        {"id": "id-shape", "type": "field", "field": "id", "data_type": "integer",
+         "nullable": False},
+        {"id": "columns", "type": "required_fields", "fields": ["id"]}]})
+    assert main(["compile", path, "--dialect", "duckdb"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["scans"][0]["rules"] == ["id-shape"]
+    rules = {r["key"]: r for r in plan["rules"]}
+    assert list(rules) == ["id-shape", "columns"]
+    assert rules["id-shape"]["sql"] == ('SELECT COUNT(*) AS "packata_rows", COUNT(CASE WHEN '
+                                        '("id" IS NULL) THEN 1 END) AS "m1" FROM "orders"')
+    assert rules["columns"]["sql"] is None  # answered from the catalog

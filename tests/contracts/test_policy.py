@@ -31,13 +31,14 @@ def _example() -> dict:
 def test_the_example_becomes_rules_keyed_by_id():
     contract = load_policy("p.json", EXAMPLE, "orders")
     rules = {r.key: r for r in contract.rules}
-    assert list(rules) == ["non-empty", "columns", "id-shape", "id-shape.nullable", "id-present",
-                           "id-unique", "amount-range", "known-status"]
+    assert list(rules) == ["non-empty", "columns", "id-shape", "id-present", "id-unique",
+                           "amount-range", "known-status"]
     assert rules["non-empty"].definition == Library("rowCount")
     assert rules["non-empty"].expectations == (Expectation(Operator.GE, Fraction(1)),)
     assert rules["columns"].definition == Constraint("present", ("id", "status"))
-    assert rules["id-shape"].definition.kind == "logicalType"
-    assert rules["id-shape.nullable"].definition == Constraint("notNull", ("id",))
+    assert rules["id-shape"].definition == Constraint(
+        "logicalType", ("id",), (("logicalType", "integer"), ("nullable", False)))
+    assert rules["id-shape"].expectations == (Expectation(Operator.EQ, Fraction(0)),)
     assert rules["id-unique"].definition.argument("ignore_nulls") is False
     assert rules["amount-range"].definition.argument("allow_null") is True  # the default
     assert rules["known-status"].definition.argument("values") == ("new", "closed")
