@@ -29,6 +29,7 @@ from packata_sql.contracts.model import (
     Custom,
     Definition,
     Expectation,
+    Finding,
     Level,
     Library,
     Operator,
@@ -74,14 +75,15 @@ def load_pipeline(path: str, loaded: Loaded, object_name: str | None = None) -> 
     name = target_object(block if in_block else document, path, object_name, loaded.line,
                          ("data_quality",) if in_block else ())
     rules: list[Rule] = []
+    warnings: list[Finding] = []  # e.g. contradictory assertions: valid, but worth a look
     seen: dict[str, str] = {}
     for index, entry in enumerate(block["rules"]):
-        rules.append(_read_rule(path, loaded, index, entry, seen, name))
-    return Contract(path, tuple(rules), declaration=(("format", "pipeline"),))
+        rules.append(_read_rule(path, loaded, index, entry, seen, name, warnings))
+    return Contract(path, tuple(rules), tuple(warnings), declaration=(("format", "pipeline"),))
 
 
 def _read_rule(path: str, loaded: Loaded, index: int, entry: object, seen: dict[str, str],
-               table: str) -> Rule:
+               table: str, warnings: list[Finding]) -> Rule:
     yaml_path = ("data_quality", "rules", index)
     site = RuleSite(path, yaml_path, f"data_quality.rules[{index}]", loaded.line)
     name = rule_identity(entry, site, "name", seen)
@@ -94,17 +96,18 @@ def _read_rule(path: str, loaded: Loaded, index: int, entry: object, seen: dict[
     for key in entry:
         if key not in _COMMON and key not in _KEYS[kind]:
             raise site.error(key, f"is not a key of a '{kind}' rule")
-    expectations = _expectations(entry, site, loaded, index)
+    source_path = f"data_quality.rules[{index}]"
+    expectations = _expectations(entry, site, Site(source_path, name, loaded.line(yaml_path)),
+                                 warnings)
     columns, definition = _definition(entry, kind, site)
     column = columns[0] if len(columns) == 1 else None
     target = Target(table, table, (column,) if column else (), column)
-    source_path = f"data_quality.rules[{index}]"
     return Rule(name, source_path, Category.QUALITY, target, definition, expectations,
                 severity=severity(entry, site), line=loaded.line(yaml_path))
 
 
-def _expectations(entry: Mapping[str, Any], site: RuleSite, loaded: Loaded,
-                  index: int) -> tuple[Expectation, ...]:
+def _expectations(entry: Mapping[str, Any], site: RuleSite, checked: Site,
+                  warnings: list[Finding]) -> tuple[Expectation, ...]:
     """Every assertion, validated; operands are counts, so booleans are refused too."""
     normalized: dict[str, object] = {}
     for key, raw in entry.items():
@@ -120,12 +123,12 @@ def _expectations(entry: Mapping[str, Any], site: RuleSite, loaded: Loaded,
             except NotExact:
                 raise site.error(key, f"needs a finite number; {_REPAIR}") from None
         normalized[key] = raw
-    checked = Site(site.label, None, loaded.line(site.yaml_path))
     expectations, findings = parse_expectations(normalized, checked, inclusive_between=True)
     errors = [f for f in findings if f.level is Level.ERROR]
     if errors:
         raise SourceError(site.path, f"{site.label}: {errors[0].message}; {_REPAIR}",
-                          loaded.line(site.yaml_path))
+                          checked.line)
+    warnings.extend(findings)
     return expectations or _DEFAULT
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from packata_sql.contracts.canonical import CanonicalError, sha256_hex
 from packata_sql.contracts.declared import (
     ImpliedSchema,
+    Lines,
     RuleSite,
     boolean,
     field_list,
@@ -99,7 +100,7 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
                     declaration=evidence)
 
 
-def _read_rule(path: str, lines: Any, index: int, entry: object, seen: dict[str, str],
+def _read_rule(path: str, lines: Lines, index: int, entry: object, seen: dict[str, str],
                schema: ImpliedSchema) -> _Read:
     site = RuleSite(path, ("rules", index), f"rules[{index}]", lines)
     rule_id = rule_identity(entry, site, "id", seen)
@@ -125,7 +126,7 @@ class _Read:
     severity: Severity
     planned: _Planned
 
-    def rule(self, schema: ImpliedSchema, lines: Any) -> Rule:
+    def rule(self, schema: ImpliedSchema, lines: Lines) -> Rule:
         category, columns, definition, expectations = self.planned
         column = columns[0] if len(columns) == 1 else None
         target = Target(schema.name, schema.name, (column,) if column else (), column,
@@ -229,7 +230,7 @@ def _decimal(value: Fraction | None) -> Decimal | int | None:
     return Decimal(value.numerator) / Decimal(value.denominator)
 
 
-def _schema_policy(path: str, lines: Any, raw: object) -> tuple[tuple[str, str], ...]:
+def _schema_policy(path: str, lines: Lines, raw: object) -> tuple[tuple[str, str], ...]:
     """`schema_policy` keys are drift changes (`field_removed` or `field-removed`), values
     compatible|warning|breaking; anything else is a usage error naming the key."""
     if raw is None:
@@ -251,7 +252,7 @@ def _schema_policy(path: str, lines: Any, raw: object) -> tuple[tuple[str, str],
     return tuple(overrides)
 
 
-def _lines(text: str, path: str) -> Any:
+def _lines(text: str, path: str) -> Lines:
     """Line numbers from the YAML composer (JSON is YAML); none when it cannot read the text."""
     try:
         return load_yaml_text(text, path).line

@@ -165,3 +165,12 @@ def test_expressions_need_a_dialect_with_pinned_lexical_rules(tmp_path):
     assert _compiled(tmp_path, "amount >= 0", "postgres").ordered
     assert _compiled(tmp_path, "amount >= 0", "snowflake").blocked["e"].code == \
         "dialect-not-supported"
+
+
+def test_contradictory_assertions_load_with_a_warning(tmp_path):
+    contract = _load(tmp_path, "- {name: never, rule: row_count, mustBeGreaterThan: 10, "
+                               "must_be_less_than: 5}")
+    [finding] = contract.findings
+    assert (finding.code, finding.rule_key, finding.level.value) == \
+        ("contradictory-expectations", "never", "warning")
+    assert finding.source_path == "data_quality.rules[0]" and finding.line == 4
