@@ -87,6 +87,8 @@ MORE_POLICY = {
         {"id": "amount-set", "type": "field", "field": "amount", "nullable": False},
         {"id": "ghost-set", "type": "field", "field": "ghost", "nullable": False},
         {"id": "status-text", "type": "field", "field": "status", "data_type": "string"},
+        {"id": "largest-set", "type": "referential", "field": "status",  # the cap: 1000
+         "allowed_values": ["new", "closed", "new "] + [f"v{i}" for i in range(997)]},
     ],
 }
 MORE_EXPECTED = {
@@ -103,6 +105,7 @@ MORE_EXPECTED = {
     "amount-set": (Status.FAILED, 1),  # row 4
     "ghost-set": (Status.FAILED, False),
     "status-text": (Status.PASSED, True),
+    "largest-set": (Status.FAILED, 1),  # 'New'
 }
 BOUNDED = textwrap.dedent(f"""\
     table: {TABLE}

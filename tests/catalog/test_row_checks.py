@@ -70,3 +70,23 @@ def test_a_broken_expression_errors_alone(engine, check):
     assert {r.key: r.status for r in report.results} == {
         "volume": Status.PASSED, "broken": Status.ERROR, "fine": Status.FAILED}
     assert next(r for r in report.results if r.key == "fine").value == 1
+
+
+def test_limits_and_types(engine, check):
+    table = ("od d", [("s", "text"), ("n", "int")], [("a", 1)])
+    report = check(engine, _policy(
+        {"id": "big", "type": "referential", "field": "s",
+         "allowed_values": [f"v{i}" for i in range(1001)]},
+        {"id": "cap", "type": "referential", "field": "s",
+         "allowed_values": [f"v{i}" for i in range(999)] + ["a"]},
+        {"id": "text-range", "type": "range", "field": "s", "minimum": 0},
+        {"id": "text-member", "type": "referential", "field": "n", "allowed_values": ["1"]},
+    ), [table], categories=None)
+    results = {r.key: r for r in report.results}
+    assert results["big"].status is Status.SKIPPED
+    assert results["big"].diagnostic.code == "too-many-values"
+    assert (results["cap"].status, results["cap"].value) == (Status.PASSED, 0)
+    # A range over text cannot be compared without a cast (SQLite cells carry their own type).
+    expected = (Status.INCONCLUSIVE, None) if engine == "duckdb" else (Status.FAILED, 1)
+    assert (results["text-range"].status, results["text-range"].value) == expected
+    assert (results["text-member"].status, results["text-member"].value) == (Status.FAILED, 1)
