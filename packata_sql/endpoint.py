@@ -39,6 +39,11 @@ class Endpoint:
     server: str | None = None  # the contract server's name, for messages
 
     @property
+    def declared_schema(self) -> str | None:
+        """The schema unqualified names should resolve in (the last prefix segment), if any."""
+        return self.schema[-1] if self.schema else None
+
+    @property
     def in_memory(self) -> bool:
         return self.database == MEMORY
 

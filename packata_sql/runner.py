@@ -124,7 +124,8 @@ def run(
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, dict(options.settings), connection_problem)
+                  interrupted, dict(options.settings), connection_problem,
+                  schema=session.schema if session is not None else None)
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],

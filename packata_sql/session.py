@@ -34,6 +34,9 @@ class Result:
 
     width: int
     rows: Rows
+    #: The engine reports the column as the value of a boolean expression although the cell
+    #: holds an integer 0/1 (MySQL/MariaDB comparisons; SQLite, which has no boolean type).
+    boolean_valued: bool = False
 
 
 class ProviderError(Exception):
@@ -44,6 +47,7 @@ class ProviderError(Exception):
         "authentication-failed": "the server refused the login (wrong user or password)",
         "connection-lost": "the connection to the database was lost during the measurement",
         "missing-object": "the object does not exist or cannot be read",
+        "missing-schema": "the declared schema does not exist or cannot be read",
         "permission-denied": "the read-only session refused the statement",
         "provider-error": "the database reported an error while measuring",
         "refused": "the connection would not be read-only",
@@ -74,6 +78,8 @@ class Interrupted(Exception):
 class Session(Protocol):
     dialect: Dialect
     read_only: str
+    #: The schema unqualified names resolve in, for library and authored SQL alike.
+    schema: str | None
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
 
@@ -114,6 +120,7 @@ class TimedSession:
 
     dialect: Dialect
     read_only: str
+    schema: str | None = None
     #: Whether authored SQL may run: the read-only guarantee holds for arbitrary statements.
     authored_allowed: bool = True
     #: A statement that ignored its interruption still holds the connection.

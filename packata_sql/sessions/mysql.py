@@ -108,6 +108,24 @@ class MySQLSession(TimedSession):
                 cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
         except self._pymysql.Error as error:
             raise self._classify(error) from None
+        self.schema = self._use_schema()
+
+    def _use_schema(self) -> str:
+        """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
+        current database, so authored SQL reads the objects library metrics read."""
+        declared = self._endpoint.declared_schema
+        try:
+            with self._conn.cursor() as cursor:
+                if declared is not None:
+                    cursor.execute(f"USE {self.dialect.quote_identifier(declared)}")
+                cursor.execute("SELECT DATABASE()")
+                rows = cursor.fetchall()
+        except self._pymysql.Error as error:
+            code = error.args[0] if error.args and isinstance(error.args[0], int) else None
+            raise ProviderError("missing-schema", str(code) if code else None) from None
+        if not rows or rows[0][0] is None:
+            raise ProviderError("missing-schema")
+        return str(rows[0][0])
 
     def _connection_error(self, error: Exception) -> ProviderError:
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
