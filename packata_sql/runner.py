@@ -12,11 +12,11 @@ from packata_sql.compiler import Compiled, Plan, SqlPlan
 from packata_sql.contracts.model import Contract, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
-from packata_sql.expectations import verdict
+from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.planner import Scan, build_scan, group_by_object
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
-from packata_sql.values import NotExact, measured_value
+from packata_sql.values import NotExact, measured_value, truth_value
 
 DEFAULT_TIMEOUT_S = 300.0
 _DIAGNOSTICS = {
@@ -262,6 +262,8 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         state.results[rule.key] = _result(rule, Status.INCONCLUSIVE,
                                           diagnostic=diagnostic("not-a-number"), **common)
         return
+    value = truth_value(value, boolean_valued=result.boolean_valued,
+                        wants_boolean=expects_boolean(rule.expectations))
     state.results[rule.key] = _judged(rule, value, **common)
 
 

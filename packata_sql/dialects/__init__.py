@@ -111,6 +111,12 @@ class Dialect:
     def family(self, type_name: str) -> Family:
         return Family.OTHER
 
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        """Whether an authored query's one column, although its cell arrives as an integer, is
+        the value of a boolean expression; `column_type` is what the driver reports of it.
+        Only engines without a boolean result type say yes."""
+        return False
+
 
 def number_literal(number: Fraction) -> exp.Expr:
     """An exact numeric literal: integers as integers, terminating decimals in plain notation."""

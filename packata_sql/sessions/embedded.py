@@ -146,7 +146,8 @@ class SQLiteSession(TimedSession):
         cursor = self._conn.execute(sql, tuple(_sqlite_value(p) for p in parameters or ()))
         try:
             width = len(cursor.description or ())
-            return Result(width, list(cursor.fetchmany(2)) if width else [])
+            boolean = parameters is not None and width == 1 and self.dialect.boolean_valued(sql, "")
+            return Result(width, list(cursor.fetchmany(2)) if width else [], boolean)
         finally:
             cursor.close()
 

@@ -158,23 +158,31 @@ class MySQLSession(TimedSession):
             cursor.execute("START TRANSACTION READ ONLY")
             cursor.execute(statement, parameters if parameters else None)
             width = len(cursor.description or ())
+            boolean = self._boolean_valued(sql, parameters, cursor.description)
             rows = [tuple(r) for r in cursor.fetchmany(2)] if width else []
             if len(rows) == 2 or not width:
                 # More rows may follow (reading them could take long), or another result
                 # set: drop the connection instead of draining it.
                 self._kill_connection(cursor)
-                return Result(width, rows)
+                return Result(width, rows, boolean)
             if cursor.fetchone() is not None or cursor.nextset():
                 self._kill_connection(cursor)
-                return Result(width, rows if width else [])
+                return Result(width, rows if width else [], boolean)
             self._conn.rollback()
-            return Result(width, rows)
+            return Result(width, rows, boolean)
         except self._pymysql.Error:
             self._discard()
             raise
         finally:
             if self._conn is not None and self._conn.open:
                 cursor.close()
+
+    def _boolean_valued(self, sql: str, parameters: Sequence[object] | None,
+                        description: Any) -> bool:
+        """An authored one-column result the server reports as a boolean expression."""
+        if parameters is None or not description or len(description) != 1:
+            return False
+        return self.dialect.boolean_valued(sql, f"{description[0][1]}:{description[0][3]}")
 
     def _discard(self) -> None:
         try:
