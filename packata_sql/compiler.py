@@ -162,3 +162,15 @@ def _compile_sql(
             "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
         )]
     return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...]) -> SqlPlan | None:
+    """The authored query bound again with `{object}` naming other segments (the engine's
+    reading of a name that does not exist as written)."""
+    definition = plan.rule.definition
+    if not isinstance(definition, Sql):
+        return None
+    target = plan.rule.target
+    bound, _ = bind(definition.query, dialect, segments,
+                    None if target.nested else target.physical_property)
+    return None if bound is None else SqlPlan(plan.rule, bound.sql, bound.parameters)

@@ -83,6 +83,8 @@ class Session(Protocol):
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
 
+    def objects(self, schema: str | None) -> list[str]: ...
+
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
 
     def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result: ...
@@ -159,6 +161,14 @@ class TimedSession:
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         return self._timed(lambda: self._describe(segments), 60.0)
+
+    def objects(self, schema: str | None) -> list[str]:
+        """The tables and views the session may read in `schema` (None: its current one), for
+        a hint when an object is missing."""
+        return self._timed(lambda: self._objects(schema), 60.0)
+
+    def _objects(self, schema: str | None) -> list[str]:
+        raise NotImplementedError
 
     def _stop(self, finished: threading.Event) -> None:
         self._interrupt()

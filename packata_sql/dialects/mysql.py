@@ -57,6 +57,10 @@ class MySQL(Dialect):
         subject = f"CONVERT({self.render(column)} USING utf8mb4) COLLATE utf8mb4_bin"
         return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
 
+    def objects_sql(self) -> str:
+        return ("SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
+
     def family(self, type_name: str) -> Family:
         code, _, size = type_name.partition(":")
         number = int(code) if code.isdigit() else -1

@@ -84,6 +84,10 @@ class DuckDBSession(TimedSession):
         width = len(cursor.description or ())
         return Result(width, list(cursor.fetchmany(2)) if width else [])
 
+    def _objects(self, schema: str | None) -> list[str]:
+        return [str(row[0]) for row in
+                self._conn.execute(self.dialect.objects_sql(), [schema]).fetchall()]
+
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []
         return {str(d[0]): self.dialect.family(str(d[1])) for d in description}
@@ -148,6 +152,13 @@ class SQLiteSession(TimedSession):
             width = len(cursor.description or ())
             boolean = parameters is not None and width == 1 and self.dialect.boolean_valued(sql, "")
             return Result(width, list(cursor.fetchmany(2)) if width else [], boolean)
+        finally:
+            cursor.close()
+
+    def _objects(self, schema: str | None) -> list[str]:
+        cursor = self._conn.execute(self.dialect.objects_sql(), (schema,))
+        try:
+            return [str(row[0]) for row in cursor.fetchall()]
         finally:
             cursor.close()
 

@@ -233,6 +233,19 @@ class MySQLSession(TimedSession):
                 self._conn.rollback()
         return {str(d[0]): self.dialect.family(f"{d[1]}:{d[3]}") for d in description}
 
+    def _objects(self, schema: str | None) -> list[str]:
+        self._ensure()
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute(self.dialect.objects_sql(), [schema])
+            return [str(row[0]) for row in cursor.fetchall()]
+        except self._pymysql.Error:
+            self._discard()
+            raise
+        finally:
+            if self._conn.open:
+                cursor.close()
+
     def _interrupt(self) -> None:
         self._kill("QUERY")
 

@@ -171,6 +171,16 @@ class PostgresSession(TimedSession):
         return {column.name: self.dialect.family(names.get(column.type_code, ""))
                 for column in description}
 
+    def _objects(self, schema: str | None) -> list[str]:
+        self._ensure()
+        try:
+            with self._conn.cursor() as cursor:
+                self._set_search_path(cursor)
+                cursor.execute(self.dialect.objects_sql(), [schema])
+                return [str(row[0]) for row in cursor.fetchall()]
+        finally:
+            self._end()
+
     def _interrupt(self) -> None:
         conn = self._conn
         if conn is not None and not conn.closed:
