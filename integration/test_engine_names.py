@@ -78,7 +78,9 @@ def air_quality(**names: str) -> dict[str, Any]:
         ],
         "properties": [
             {"name": "Station_ID", "logicalType": "integer",
-             "quality": [{"id": "ids", "metric": "nullValues", "mustBe": 0}]},
+             "quality": [{"id": "ids", "metric": "nullValues", "mustBe": 0},
+                         {"id": "sql_property", "type": "sql", "mustBe": 6,
+                          "query": "SELECT SUM({property}) FROM {object}"}]},
             {"name": "PM25", "physicalName": "PM25", "logicalType": "integer",
              "quality": [{"id": "pm", "metric": "nullValues", "mustBe": 1}]},
         ],
@@ -94,9 +96,11 @@ def test_an_unquoted_name_reads_the_table_unquoted_sql_reads(endpoint: Endpoint,
                                                              tmp_path: Path) -> None:
     report = check(endpoint, tmp_path, air_quality())
     measured = outcome(report)
-    assert {key: measured[key] for key in ("rows", "sql_object", "sql_unquoted", "ids")} == {
+    assert {key: measured[key]
+            for key in ("rows", "sql_object", "sql_unquoted", "ids", "sql_property")} == {
         "rows": (Status.PASSED, 3), "sql_object": (Status.PASSED, 3),
         "sql_unquoted": (Status.PASSED, 3), "ids": (Status.PASSED, 0),
+        "sql_property": (Status.PASSED, 6),
     }
     notes = sorted(f.message for f in report.findings if f.code == "name-resolved")
     if endpoint.engine == "postgres":

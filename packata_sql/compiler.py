@@ -164,13 +164,12 @@ def _compile_sql(
     return SqlPlan(rule, bound.sql, bound.parameters), findings
 
 
-def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...]) -> SqlPlan | None:
-    """The authored query bound again with `{object}` naming other segments (the engine's
-    reading of a name that does not exist as written)."""
+def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
+           column: str | None) -> SqlPlan | None:
+    """The authored query bound again with `{object}` and `{property}` naming what the engine
+    reads for names that do not exist as written."""
     definition = plan.rule.definition
     if not isinstance(definition, Sql):
         return None
-    target = plan.rule.target
-    bound, _ = bind(definition.query, dialect, segments,
-                    None if target.nested else target.physical_property)
+    bound, _ = bind(definition.query, dialect, segments, column)
     return None if bound is None else SqlPlan(plan.rule, bound.sql, bound.parameters)

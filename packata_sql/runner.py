@@ -335,7 +335,17 @@ def _rebound(state: _Run, session: Session, plan: SqlPlan) -> SqlPlan | None:
         except (ProviderError, Interrupted):
             return None
     other = state.renamed.get(segments)
-    again = rebind(plan, session.dialect, other) if other is not None else None
+    if other is None:
+        return None
+    column = None if target.nested else target.physical_property
+    if column is not None:
+        try:
+            columns = session.columns(other)
+        except (ProviderError, Interrupted):
+            return None
+        column = find_column(session.dialect, columns, column, exact=target.exact_property) \
+            or column
+    again = rebind(plan, session.dialect, other, column)
     return again if again is not None and again.sql != plan.sql else None
 
 
