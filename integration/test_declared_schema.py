@@ -176,3 +176,14 @@ def test_the_schema_name_is_one_quoted_identifier(tmp_path: Path) -> None:
         (Status.PASSED, 3), (Status.PASSED, 3), (Status.FAILED, 1)
     ]
     assert report.schema == name
+
+
+def test_a_mysql_url_without_a_database_still_connects(mysql: Any, tmp_path: Path) -> None:
+    """No database and no schema: nothing to resolve in, which is not an error."""
+    from packata_sql.session import open_session
+
+    session = open_session(dataclasses.replace(mysql.reader, database=""), trust_environment=False)
+    try:
+        assert session.schema is None
+    finally:
+        session.close()

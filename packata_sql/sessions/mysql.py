@@ -110,7 +110,7 @@ class MySQLSession(TimedSession):
             raise self._classify(error) from None
         self.schema = self._use_schema()
 
-    def _use_schema(self) -> str:
+    def _use_schema(self) -> str | None:
         """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
         current database, so authored SQL reads the objects library metrics read."""
         declared = self._endpoint.declared_schema
@@ -123,9 +123,10 @@ class MySQLSession(TimedSession):
         except self._pymysql.Error as error:
             code = error.args[0] if error.args and isinstance(error.args[0], int) else None
             raise ProviderError("missing-schema", str(code) if code else None) from None
-        if not rows or rows[0][0] is None:
+        current = rows[0][0] if rows else None
+        if current is None and declared is not None:
             raise ProviderError("missing-schema")
-        return str(rows[0][0])
+        return None if current is None else str(current)
 
     def _connection_error(self, error: Exception) -> ProviderError:
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None

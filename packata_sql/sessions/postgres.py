@@ -102,7 +102,7 @@ class PostgresSession(TimedSession):
             statement = self._psycopg.sql.SQL("SET LOCAL search_path TO {}")
             cursor.execute(statement.format(self._psycopg.sql.Identifier(schema)))
 
-    def _resolve_schema(self) -> str:
+    def _resolve_schema(self) -> str | None:
         """The schema unqualified names resolve in; a declared one must exist and be usable."""
         try:
             with self._conn.cursor() as cursor:
@@ -113,9 +113,10 @@ class PostgresSession(TimedSession):
             raise self._classify(error) from None
         finally:
             self._end()
-        if not row or row[0] is None:
+        current = row[0] if row else None
+        if current is None and self._endpoint.declared_schema is not None:
             raise ProviderError("missing-schema")
-        return str(row[0])
+        return None if current is None else str(current)
 
     def _end(self) -> None:
         """Ends the statement's transaction; a broken connection is replaced before the next."""
