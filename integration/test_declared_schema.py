@@ -187,3 +187,26 @@ def test_a_mysql_url_without_a_database_still_connects(mysql: Any, tmp_path: Pat
         assert session.schema is None
     finally:
         session.close()
+
+
+def test_an_odd_schema_name_is_one_identifier_on_postgres(postgres: Any, tmp_path: Path) -> None:
+    """`SET LOCAL search_path` takes the name as one quoted identifier (psycopg sql.Identifier)."""
+    odd = 'Ana"ly, tics'
+    quoted = '"Ana""ly, tics"'
+    reader = postgres.reader.user or postgres.admin.user
+    postgres.execute(f"DROP SCHEMA IF EXISTS {quoted} CASCADE", f"CREATE SCHEMA {quoted}",
+                     f"CREATE TABLE {quoted}.orders (total INTEGER)",
+                     f"INSERT INTO {quoted}.orders VALUES (5), (-2), (7)",
+                     "DROP TABLE IF EXISTS public.orders",
+                     "CREATE TABLE public.orders AS SELECT 1 AS total",
+                     f'GRANT USAGE ON SCHEMA {quoted} TO "{reader}"',
+                     f'GRANT SELECT ON ALL TABLES IN SCHEMA {quoted} TO "{reader}"')
+    try:
+        report = check(Layout(postgres.reader, odd, "public"), tmp_path, odd)
+        assert [(r.status, r.value) for r in report.results] == [
+            (Status.PASSED, 3), (Status.PASSED, 3), (Status.FAILED, 1)
+        ]
+        assert report.schema == odd
+    finally:
+        postgres.execute(f"DROP SCHEMA IF EXISTS {quoted} CASCADE",
+                         "DROP TABLE IF EXISTS public.orders")
