@@ -162,3 +162,14 @@ def _compile_sql(
             "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
         )]
     return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
+           column: str | None) -> SqlPlan | None:
+    """The authored query bound again with `{object}` and `{property}` naming what the engine
+    reads for names that do not exist as written."""
+    definition = plan.rule.definition
+    if not isinstance(definition, Sql):
+        return None
+    bound, _ = bind(definition.query, dialect, segments, column)
+    return None if bound is None else SqlPlan(plan.rule, bound.sql, bound.parameters)

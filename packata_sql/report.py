@@ -66,6 +66,8 @@ class Report:
     settings: dict[str, str] = field(default_factory=dict)
     #: Why no session could be opened (a safe message), when that happened.
     connection_problem: str | None = None
+    #: The schema unqualified names resolved in during the run (None when not connected).
+    schema: str | None = None
 
     @property
     def complete(self) -> bool:

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.compiler import Compiled, Plan, SqlPlan
-from packata_sql.contracts.model import Contract, Rule
+from packata_sql.compiler import Compiled, Plan, SqlPlan, rebind
+from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
-from packata_sql.expectations import verdict
+from packata_sql.expectations import expects_boolean, verdict
+from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import Scan, build_scan, group_by_object
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
-from packata_sql.values import NotExact, measured_value
+from packata_sql.values import NotExact, measured_value, truth_value
 
 DEFAULT_TIMEOUT_S = 300.0
 _DIAGNOSTICS = {
@@ -46,9 +48,9 @@ class RunOptions:
     settings: dict[str, str] = field(default_factory=dict)
 
 
-def diagnostic(code: str, provider_code: str | None = None) -> Diagnostic:
-    return Diagnostic(code, _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code)),
-                      provider_code)
+def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
+    message = _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
+    return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
 
 
 def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
@@ -62,6 +64,10 @@ class _Run:
     clock: Callable[[], float]
     started: float
     results: dict[str, RuleResult] = field(default_factory=dict)
+    prefix: tuple[str, ...] = ()
+    #: Objects found under the engine's unquoted reading of their name, and the notes saying so.
+    renamed: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    notes: list[Finding] = field(default_factory=list)
 
     def remaining(self) -> float:
         if self.options.budget_s is None:
@@ -73,10 +79,11 @@ class _Run:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
     def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
-               provider_code: str | None = None) -> None:
+               provider_code: str | None = None, detail: str | None = None) -> None:
         for plan in plans:
             self.results.setdefault(plan.rule.key, _result(
-                plan.rule, status, unit=plan.rule.unit, diagnostic=diagnostic(code, provider_code)
+                plan.rule, status, unit=plan.rule.unit,
+                diagnostic=diagnostic(code, provider_code, detail),
             ))
 
 
@@ -88,7 +95,7 @@ def run(
     *,
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
-    state = _Run(options, clock, clock())
+    state = _Run(options, clock, clock(), prefix=endpoint.schema)
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = _result(
@@ -123,8 +130,10 @@ def run(
             session.close()
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
-    return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, dict(options.settings), connection_problem)
+    return Report(contract.path, endpoint.describe(), read_only, ordered,
+                  (*compiled.findings, *state.notes),
+                  interrupted, dict(options.settings), connection_problem,
+                  schema=session.schema if session is not None else None)
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
@@ -132,23 +141,26 @@ def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
     if state.remaining() <= 0:
         state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
         return
+    exact = any(plan.rule.target.exact_object for plan in plans)
     try:
-        columns = session.columns(segments)
+        segments, columns = _probe(state, session, segments, exact, plans[0].rule)
     except ProviderError as error:
-        state.settle(plans, Status.ERROR, error.category, error.code)
+        hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
     except Interrupted:
         state.settle(plans, Status.INCONCLUSIVE, _limit_code(state))
         return
     runnable = []
     for plan in plans:
-        actual = [_find(session, columns, name) for name in plan.columns]
-        if any(name is None for name in actual):
-            state.settle([plan], Status.INCONCLUSIVE, "missing-column")
+        actual = _plan_columns(state, session, columns, plan)
+        missing = [name for name, found in zip(plan.columns, actual, strict=True) if found is None]
+        if missing:
+            state.settle([plan], Status.INCONCLUSIVE, "missing-column",
+                         detail=closest_hint("column", missing[0], columns))
         else:
-            runnable.append(plan)
-    families = {name: columns[_find(session, columns, name) or name]
-                for plan in runnable for name in plan.columns}
+            runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
+    families = {name: columns[name] for plan in runnable for name in plan.columns}
     scan = build_scan(segments, runnable, session.dialect, families)
     state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
     _measure(state, session, scan, families)
@@ -187,10 +199,50 @@ def _limit_code(state: _Run) -> str:
     return "budget-exhausted" if state.budget_bound() else "timeout"
 
 
-def _find(session: Session, columns: dict[str, Any], name: str) -> str | None:
-    if name in columns:
-        return name
-    return next((c for c in columns if session.dialect.same_name(c, name)), None)
+def _probe(state: _Run, session: Session, segments: tuple[str, ...], exact: bool,
+           rule: Rule) -> tuple[tuple[str, ...], dict[str, Family]]:
+    """The object's columns; a missing name without physicalName is tried again as the engine
+    reads it unquoted (issue 10.3), and the report says so."""
+    try:
+        return segments, session.columns(segments)
+    except ProviderError as error:
+        folded = unquoted_reading(session.dialect, segments[-1], exact=exact)
+        if error.category != "missing-object" or folded is None:
+            raise
+        other = (*segments[:-1], folded)
+        try:
+            columns = session.columns(other)
+        except ProviderError:
+            raise error from None
+        state.renamed[segments] = other
+        state.notes.append(resolved_note("object", segments[-1], folded, session.dialect,
+                                         f"schema[{rule.target.object_name}]"))
+        return other, columns
+
+
+def _object_hint(session: Session, segments: tuple[str, ...]) -> str | None:
+    try:
+        visible = session.objects(segments[-2] if len(segments) > 1 else None)
+    except (ProviderError, Interrupted):
+        return None
+    return closest_hint("object", segments[-1], visible)
+
+
+def _plan_columns(state: _Run, session: Session, columns: dict[str, Family],
+                  plan: Plan) -> list[str | None]:
+    """Each column of the plan as the object names it (None when it has none)."""
+    target = plan.rule.target
+    found: list[str | None] = []
+    for name in plan.columns:
+        exact = target.exact_property and name == target.physical_property
+        actual = find_column(session.dialect, columns, name, exact=exact)
+        if actual is not None and actual != name and not session.dialect.same_name(actual, name):
+            note = resolved_note("property", name, actual, session.dialect,
+                                 f"schema[{target.object_name}].properties[{name}]")
+            if note not in state.notes:
+                state.notes.append(note)
+        found.append(actual)
+    return found
 
 
 def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: bool,
@@ -239,6 +291,10 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         state.settle([plan], Status.INCONCLUSIVE, _limit_code(state))
         return
     except ProviderError as error:
+        again = _rebound(state, session, plan) if error.category == "missing-object" else None
+        if again is not None:
+            _run_sql(state, session, again)
+            return
         state.settle([plan], Status.ERROR, error.category, error.code)
         return
     elapsed = int((state.clock() - started) * 1000)
@@ -261,7 +317,36 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         state.results[rule.key] = _result(rule, Status.INCONCLUSIVE,
                                           diagnostic=diagnostic("not-a-number"), **common)
         return
+    value = truth_value(value, boolean_valued=result.boolean_valued,
+                        wants_boolean=expects_boolean(rule.expectations))
     state.results[rule.key] = _judged(rule, value, **common)
+
+
+def _rebound(state: _Run, session: Session, plan: SqlPlan) -> SqlPlan | None:
+    """The query bound to the engine's unquoted reading of its object's name, when that name
+    is missing as written and the reading exists; None otherwise."""
+    target = plan.rule.target
+    if not target.physical_object or target.exact_object:
+        return None
+    segments = (*state.prefix, target.physical_object)
+    if segments not in state.renamed:
+        try:
+            _probe(state, session, segments, False, plan.rule)
+        except (ProviderError, Interrupted):
+            return None
+    other = state.renamed.get(segments)
+    if other is None:
+        return None
+    column = None if target.nested else target.physical_property
+    if column is not None:
+        try:
+            columns = session.columns(other)
+        except (ProviderError, Interrupted):
+            return None
+        column = find_column(session.dialect, columns, column, exact=target.exact_property) \
+            or column
+    again = rebind(plan, session.dialect, other, column)
+    return again if again is not None and again.sql != plan.sql else None
 
 
 def _shape_problem(width: int, rows: int) -> str | None:

@@ -48,6 +48,16 @@ def measured_value(value: object) -> Fraction | bool:
     return exact_number(value, allow_text=False)
 
 
+def truth_value(value: Fraction | bool, *, boolean_valued: bool,
+                wants_boolean: bool) -> Fraction | bool:
+    """An integer 0/1 read as the boolean it stands for, only when the engine reported the
+    column as a boolean expression (it has no boolean result type) and the rule expects a
+    boolean; any other integer, e.g. a COUNT(*) of 1, stays a number."""
+    if boolean_valued and wants_boolean and not isinstance(value, bool) and value in (0, 1):
+        return value == 1
+    return value
+
+
 def to_decimal(value: Fraction) -> Decimal:
     """Exact when the fraction terminates in base ten, else rounded (for display only)."""
     if value.denominator == 1:

@@ -69,6 +69,10 @@ class Target:
     physical_property: str | None = None
     logical_type: str | None = None
     nested: bool = False  # a nested property or array item: no top-level column to measure
+    #: The contract gave a physicalName, so the object/property name is used exactly as written;
+    #: without one, a missing name is read as the engine reads an unquoted identifier.
+    exact_object: bool = False
+    exact_property: bool = False
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,8 @@ class _Scope:
     physical_property: str | None = None
     logical_type: str | None = None
     nested: bool = False
+    exact_object: bool = False
+    exact_property: bool = False
 
 
 @dataclass
@@ -177,7 +179,8 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     if not name:
         reader.findings.append(Finding("missing-name", "a schema object needs a 'name'", where,
                                        line=reader.line(yaml_path)))
-    scope = _Scope(name, physical, where, f"schema[{name or index}]", yaml_path)
+    scope = _Scope(name, physical, where, f"schema[{name or index}]", yaml_path,
+                   exact_object=bool(_text(obj.get("physicalName"))))
     _read_quality(reader, obj, scope)
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     properties = obj.get("properties")
@@ -221,6 +224,9 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             (_text(prop.get("physicalName")) or name) if top_level else parent.physical_property,
             _text(prop.get("logicalType")) or None,
             nested=not top_level,
+            exact_object=parent.exact_object,
+            exact_property=bool(_text(prop.get("physicalName"))) if top_level
+            else parent.exact_property,
         )
         _read_quality(reader, prop, scope)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
@@ -240,7 +246,8 @@ def _read_items(reader: _Reader, raw: object, parent: _Scope) -> None:
     scope = _Scope(
         parent.object_name, parent.physical_object, where, f"{parent.name_path}.items", yaml_path,
         (*parent.property_path, "items"), parent.physical_property,
-        _text(raw.get("logicalType")) or None, nested=True,
+        _text(raw.get("logicalType")) or None, nested=True, exact_object=parent.exact_object,
+        exact_property=parent.exact_property,
     )
     _read_quality(reader, raw, scope)
     _read_properties(reader, raw.get("properties"), scope, top_level=False)
@@ -268,7 +275,8 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
                       source_path)
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
-                    scope.physical_property, scope.logical_type, scope.nested)
+                    scope.physical_property, scope.logical_type, scope.nested,
+                    scope.exact_object, scope.exact_property)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))

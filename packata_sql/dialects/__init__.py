@@ -31,6 +31,10 @@ class Dialect:
     sqlglot_name: str = ""
     #: Whether the engine matches quoted identifiers case-insensitively (DuckDB, SQLite).
     case_insensitive_names: bool = False
+    #: How the engine reads an unquoted identifier: "lower" (PostgreSQL), "upper" (Snowflake),
+    #: or None when quoting does not change the case an object is found by (MySQL per
+    #: lower_case_table_names, DuckDB and SQLite case-insensitive).
+    unquoted_case: str | None = None
     #: Whether any cell may hold any type, so typed comparisons are guarded per cell.
     dynamic_typing: bool = False
     #: Whether the library metrics are rendered for this engine yet.
@@ -74,6 +78,21 @@ class Dialect:
     def render(self, expression: exp.Expr) -> str:
         return expression.sql(dialect=self.sqlglot_name)
 
+    def unquoted(self, name: str) -> str:
+        """The name an unquoted identifier written `name` refers to."""
+        if self.unquoted_case == "lower":
+            return name.lower()
+        if self.unquoted_case == "upper":
+            return name.upper()
+        return name
+
+    def objects_sql(self) -> str:
+        """Names of the tables and views the session may read in a schema (parameter: the
+        schema, NULL for the session's current one)."""
+        marker = self.parameter_marker
+        return ("SELECT table_name FROM information_schema.tables "
+                f"WHERE table_schema = COALESCE({marker}, current_schema()) ORDER BY 1")
+
     def same_name(self, left: str, right: str) -> bool:
         if self.case_insensitive_names:
             return left.casefold() == right.casefold()
@@ -110,6 +129,12 @@ class Dialect:
 
     def family(self, type_name: str) -> Family:
         return Family.OTHER
+
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        """Whether an authored query's one column, although its cell arrives as an integer, is
+        the value of a boolean expression; `column_type` is what the driver reports of it.
+        Only engines without a boolean result type say yes."""
+        return False
 
 
 def number_literal(number: Fraction) -> exp.Expr:

@@ -25,6 +25,7 @@ class _Generated(Dialect):
 class Snowflake(_Generated):
     name = "snowflake"
     sqlglot_name = "snowflake"
+    unquoted_case = "upper"
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

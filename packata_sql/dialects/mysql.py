@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.lexical import LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -16,6 +17,7 @@ _TEXT = {15, 253, 254, 249, 250, 251, 252}
 _NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
 _TEMPORAL = {7, 10, 11, 12, 13}
 _TINY = 1
+_INTEGER = {1, 2, 3, 8, 9}
 
 
 class MySQL(Dialect):
@@ -55,6 +57,10 @@ class MySQL(Dialect):
         subject = f"CONVERT({self.render(column)} USING utf8mb4) COLLATE utf8mb4_bin"
         return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
 
+    def objects_sql(self) -> str:
+        return ("SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
+
     def family(self, type_name: str) -> Family:
         code, _, size = type_name.partition(":")
         number = int(code) if code.isdigit() else -1
@@ -67,3 +73,12 @@ class MySQL(Dialect):
         if number in _TEMPORAL:
             return Family.TEMPORAL
         return Family.OTHER
+
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        # MariaDB 10.11 reports comparisons, NOT, AND/OR, EXISTS, IS, LIKE and IN as LONG of
+        # display width 1, MySQL 8 as LONGLONG of width 1, a BOOLEAN column as TINY(1); COUNT
+        # and SUM are wider. A one-digit literal looks the same, so the text may veto.
+        code, _, size = column_type.partition(":")
+        if not code.isdigit() or int(code) not in _INTEGER or size != "1":
+            return False
+        return projection_is_boolean(sql, self.sqlglot_name) is not False

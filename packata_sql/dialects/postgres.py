@@ -20,6 +20,7 @@ class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
     library_metrics = True
+    unquoted_case = "lower"
     lexical = POSTGRES_FAMILY
     regex_flavor = Flavor.POSTGRES
     parameter_marker = "%s"

@@ -7,6 +7,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.lexical import LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -56,3 +57,12 @@ class SQLite(Dialect):
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC
+
+    def objects_sql(self) -> str:
+        # The main database only: attached schemas are not resolved by name.
+        return "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND ? IS NULL"
+
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        # SQLite has no boolean type and reports no column type: only the query's text tells
+        # a comparison from a count that happens to be 0 or 1.
+        return projection_is_boolean(sql, self.sqlglot_name) is True

@@ -20,6 +20,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "format": FORMAT,
         "contract": report.contract,
         "target": report.target,
+        "schema": report.schema,
         "outcome": report.outcome.value,
         "complete": report.complete,
         "read_only": report.read_only,

@@ -50,7 +50,8 @@ def render_table(report: Report, *, color: bool) -> str:
     width = max(100, shutil.get_terminal_size((120, 24)).columns)
     console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
                       highlight=False)
-    table = Table(title=f"packata-sql check · {report.contract}", title_justify="left",
+    schema = f" · schema: {report.schema}" if report.schema else ""
+    table = Table(title=f"packata-sql check · {report.contract}{schema}", title_justify="left",
                   expand=False, show_lines=False)
     table.add_column("status", no_wrap=True)
     table.add_column("rule", overflow="fold")

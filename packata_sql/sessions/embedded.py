@@ -10,6 +10,8 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+import sqlglot.expressions as exp
+
 from packata_sql.catalog.patterns import compile_quietly, engine_problem
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
@@ -43,9 +45,25 @@ class DuckDBSession(TimedSession):
             # The progress bar would write into the report on stdout; it is a session option,
             # so it is set before the configuration is locked.
             self._conn.execute("SET enable_progress_bar = false")
+            self.schema = self._set_schema(endpoint.declared_schema)
             self._conn.execute("SET lock_configuration = true")
+        except ProviderError:
+            self._conn.close()
+            raise
         except Exception as error:
             raise ProviderError("connection-failed", type(error).__name__) from None
+
+    def _set_schema(self, declared: str | None) -> str:
+        """Unqualified names resolve in the declared schema first, as library metrics do. Set
+        before the configuration is locked, so authored SQL cannot change it."""
+        if declared is not None:
+            value = self.dialect.render(exp.Literal.string(self.dialect.quote_identifier(declared)))
+            try:
+                self._conn.execute(f"SET schema = {value}")
+            except self._duckdb.CatalogException:
+                raise ProviderError("missing-schema") from None
+        row = self._conn.execute("SELECT current_schema()").fetchone()
+        return str(row[0]) if row else "main"
 
     def _interrupt(self) -> None:
         self._conn.interrupt()
@@ -66,6 +84,10 @@ class DuckDBSession(TimedSession):
         width = len(cursor.description or ())
         return Result(width, list(cursor.fetchmany(2)) if width else [])
 
+    def _objects(self, schema: str | None) -> list[str]:
+        return [str(row[0]) for row in
+                self._conn.execute(self.dialect.objects_sql(), [schema]).fetchall()]
+
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []
         return {str(d[0]): self.dialect.family(str(d[1])) for d in description}
@@ -81,6 +103,8 @@ _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3
 
 class SQLiteSession(TimedSession):
     """`mode=ro` + `PRAGMA query_only` + an authorizer that allows reading and nothing else."""
+
+    schema: str | None = "main"
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.dialect = get_dialect("sqlite")
@@ -126,7 +150,15 @@ class SQLiteSession(TimedSession):
         cursor = self._conn.execute(sql, tuple(_sqlite_value(p) for p in parameters or ()))
         try:
             width = len(cursor.description or ())
-            return Result(width, list(cursor.fetchmany(2)) if width else [])
+            boolean = parameters is not None and width == 1 and self.dialect.boolean_valued(sql, "")
+            return Result(width, list(cursor.fetchmany(2)) if width else [], boolean)
+        finally:
+            cursor.close()
+
+    def _objects(self, schema: str | None) -> list[str]:
+        cursor = self._conn.execute(self.dialect.objects_sql(), (schema,))
+        try:
+            return [str(row[0]) for row in cursor.fetchall()]
         finally:
             cursor.close()
 
