@@ -12,7 +12,7 @@ from packata_sql.catalog.base import (
     check_members,
     logical_family,
 )
-from packata_sql.catalog.patterns import pattern_problem
+from packata_sql.catalog.patterns import backtracking_problem, pattern_problem
 from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.regex import portable
@@ -97,7 +97,11 @@ class InvalidValues(MetricHandler):
 
     def dialect_findings(self, library: Library, dialect: Dialect, site: Site) -> list[Finding]:
         pattern = library.argument("pattern")
-        problem = dialect.pattern_problem(pattern) if isinstance(pattern, str) else None
+        if not isinstance(pattern, str) or pattern_problem(pattern) is not None:
+            return []  # reported once, by check_arguments
+        if dialect.regex_backtracks and (unsafe := backtracking_problem(pattern)):
+            return [site.finding("unsafe-pattern", f"{unsafe} ({dialect.name})")]
+        problem = dialect.pattern_problem(pattern)
         return [site.finding("unsupported-pattern", problem)] if problem else []
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,

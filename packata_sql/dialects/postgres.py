@@ -20,6 +20,7 @@ class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
     library_metrics = True
+    regex_backtracks = False  # Spencer's hybrid DFA/NFA engine: no exponential backtracking
     lexical = POSTGRES_FAMILY
     regex_flavor = Flavor.POSTGRES
     parameter_marker = "%s"
