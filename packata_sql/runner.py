@@ -25,7 +25,8 @@ _DIAGNOSTICS = {
     "timeout": "the measurement ran past the per-rule timeout and was cancelled",
     "budget-exhausted": "the run's time budget was used up before this rule finished",
     "zero-rows": "the object has no rows, so a percentage has no denominator",
-    "no-expectation": "the rule declares no expectation for a numeric measurement",
+    "no-expectation": "the rule declares no expectation (no 'mustBe…' key) for a numeric "
+                      "measurement",
     "not-a-number": "the measurement is not a finite number or a boolean",
     "null-result": "the measurement is NULL",
     "cancelled": "the run was interrupted before this rule finished",
@@ -34,6 +35,8 @@ _DIAGNOSTICS = {
     "no-rows": "the query returned no row; a rule needs exactly one cell",
     "several-rows": "the query returned more than one row; a rule needs exactly one cell",
 }
+
+_SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
 
 
 @dataclass(frozen=True)
@@ -214,16 +217,19 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
             return _result(rule, Status.INCONCLUSIVE, evidence=evidence,
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
-    return _judged(rule, value, evidence=evidence, **common)
+    return _judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
 
 
-def _judged(rule: Rule, value: Fraction | bool, **fields: Any) -> RuleResult:
-    """The verdict of a rule's expectations on its measured value."""
+def _judged(rule: Rule, value: Fraction | bool, *, hint: str = _SQL_HINT,
+            **fields: Any) -> RuleResult:
+    """The verdict of a rule's expectations on its measured value; a rule without any is
+    told which key to add."""
     judged = verdict(rule.expectations, value)
-    return _result(
-        rule, Status(judged.status), value=value, failed=judged.failed,
-        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **fields,
-    )
+    found = diagnostic(judged.diagnostic) if judged.diagnostic else None
+    if found is not None and found.code == "no-expectation":
+        found = Diagnostic(found.code, f"{found.message}: add one, e.g. {hint}")
+    return _result(rule, Status(judged.status), value=value, failed=judged.failed,
+                   diagnostic=found, **fields)
 
 
 def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:

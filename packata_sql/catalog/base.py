@@ -119,6 +119,8 @@ class MetricHandler:
     property_scope: bool = True
     percent: bool = True
     arguments: frozenset[str] = frozenset()
+    #: The expectation a rule without one most likely means, offered in its diagnostic.
+    threshold_hint: str = "'mustBe: 0'"
 
     def validate(self, rule: Rule, library: Library, schema: SchemaObject | None,
                  site: Site) -> list[Finding]:

@@ -33,6 +33,7 @@ class RowCount(MetricHandler):
     object_scope = True
     property_scope = False
     percent = False
+    threshold_hint = "'mustBeGreaterThan: 0' to require rows"
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
@@ -41,6 +42,7 @@ class RowCount(MetricHandler):
 
 class NullValues(MetricHandler):
     name = "nullValues"
+    threshold_hint = "'mustBe: 0' to require no NULL cells (ODCS 3.0 'nullCheck' needs it too)"
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
@@ -50,6 +52,7 @@ class NullValues(MetricHandler):
 class MissingValues(MetricHandler):
     name = "missingValues"
     arguments = frozenset({"missingValues"})
+    threshold_hint = "'mustBe: 0' to require no missing cells"
 
     def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
                         site: Site) -> list[Finding]:
@@ -68,6 +71,7 @@ class MissingValues(MetricHandler):
 class InvalidValues(MetricHandler):
     name = "invalidValues"
     arguments = frozenset({"validValues", "pattern"})
+    threshold_hint = "'mustBe: 0' to require no invalid cells"
 
     def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
                         site: Site) -> list[Finding]:
@@ -137,6 +141,7 @@ class DuplicateValues(MetricHandler):
     name = "duplicateValues"
     object_scope = True
     arguments = frozenset({"properties"})
+    threshold_hint = "'mustBe: 0' to require no duplicates"
 
     def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
                         site: Site) -> list[Finding]:
