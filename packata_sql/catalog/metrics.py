@@ -10,6 +10,7 @@ from packata_sql.catalog.base import (
     MetricHandler,
     TypeMismatch,
     check_members,
+    held_members,
     logical_family,
 )
 from packata_sql.catalog.patterns import backtracking_problem, pattern_problem
@@ -65,7 +66,8 @@ class MissingValues(MetricHandler):
               columns: tuple[str, ...]) -> exp.Expr:
         members = library.argument("missingValues")
         assert isinstance(members, tuple)
-        return _count_when(context.any_member(columns[0], members))
+        held = held_members(members, rule.target.logical_type)
+        return _count_when(context.any_member(columns[0], held))
 
 
 class InvalidValues(MetricHandler):
@@ -116,7 +118,8 @@ class InvalidValues(MetricHandler):
         if library.has("validValues"):
             members = library.argument("validValues")
             assert isinstance(members, tuple)
-            criteria.append(exp.paren(context.any_member(name, members), copy=False))
+            held = held_members(members, rule.target.logical_type)
+            criteria.append(exp.paren(context.any_member(name, held), copy=False))
         pattern = library.argument("pattern")
         if isinstance(pattern, str):
             if context.family(name) not in (None, Family.TEXT, Family.DYNAMIC):
