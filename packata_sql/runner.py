@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.compiler import Compiled, Plan, SqlPlan
+from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPlan
 from packata_sql.contracts.model import Contract, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
@@ -47,6 +47,7 @@ class RunOptions:
     show_sql: bool = False
     parameters: dict[str, object] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
+    accept_unexecutable: bool = False
 
 
 def diagnostic(code: str, provider_code: str | None = None) -> Diagnostic:
@@ -97,6 +98,7 @@ def run(
         state.results[key] = _result(
             rule, Status.SKIPPED, unit=rule.unit,
             diagnostic=Diagnostic(finding.code, finding.message),
+            descriptive=finding.code in NOT_EXECUTABLE_BY_DESIGN,
         )
     everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
     interrupted = False
@@ -126,8 +128,10 @@ def run(
             session.close()
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
+    accept = options.accept_unexecutable or contract.accept_unexecutable
+    settings = {**options.settings, **({"accept_unexecutable": "true"} if accept else {})}
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, dict(options.settings), connection_problem)
+                  interrupted, settings, connection_problem, accept)
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],

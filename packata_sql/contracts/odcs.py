@@ -41,6 +41,8 @@ _EXTRA_KEYS = {
     "quality": frozenset({"validValues", *SPELLINGS}),
     "server": frozenset({"driver", "topic"}),
 }
+#: The top-level custom property by which a contract accepts its descriptive rules unexecuted.
+ACCEPT_UNEXECUTABLE = "packata-sql.acceptUnexecutable"
 # ODCS 3.0.x `rule` names and the 3.1+ metric each became.
 _RULE_TO_METRIC = {
     "nullCheck": "nullValues",
@@ -117,8 +119,24 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
+    accept = _accepts_unexecutable(reader, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
-                    tuple(o for o in objects if o is not None))
+                    tuple(o for o in objects if o is not None), accept_unexecutable=accept)
+
+
+def _accepts_unexecutable(reader: _Reader, raw: object) -> bool:
+    """The contract's own `--accept-unexecutable`, as an ODCS custom property."""
+    for index, entry in enumerate(raw if isinstance(raw, list) else []):
+        if not isinstance(entry, dict) or entry.get("property") != ACCEPT_UNEXECUTABLE:
+            continue
+        if isinstance(entry.get("value"), bool):
+            return bool(entry["value"])
+        reader.findings.append(Finding(
+            "invalid-custom-property", f"'{ACCEPT_UNEXECUTABLE}' must be true or false; ignored",
+            f"customProperties[{index}]", Level.WARNING,
+            line=reader.line(("customProperties", index, "value")),
+        ))
+    return False
 
 
 def _read_servers(reader: _Reader, raw: object) -> tuple[Server, ...]:
