@@ -23,7 +23,7 @@ _ESCAPE = re.compile(
 )
 _ZERO_WIDTH_ESCAPES = frozenset("bBAzZG")
 _LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
-_GROUP_OPENINGS = re.compile(r"\(\?(?::|>|P<\w+>|<\w+>)|\(")
+_GROUP_OPENINGS = re.compile(r"\(\?(?::|>|P<\w+>|<\w+>|[aiLmsux]*(?:-[imsx]+)?:)|\(")
 _FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 _CODE_ESCAPE = re.compile(r"\\[xuUN0-7]")  # may stand for a non-ASCII character
 _MAX_WIDTHS = 64
@@ -103,11 +103,12 @@ def catastrophic(pattern: str) -> bool:
     while parser.index < len(pattern):  # a `)` without its `(` (authored SQL on SQLite)
         parser.index += 1
         nodes += parser.sequence()
-    anchored = bool(nodes) and nodes[0].start and nodes[0].low == 1
+    anchored = bool(nodes) and nodes[0].start and nodes[0].low == 1 and not parser.multiline
     return any(not _loop_safe(node, parser.fold, anchored) for node in _walk(nodes))
 
 
 def _walk(nodes: tuple[_Node, ...]) -> list[_Node]:
+    """Every group, at any depth (lookarounds included)."""
     found = []
     for node in nodes:
         if node.branches:
@@ -124,6 +125,7 @@ class _Parser:
         self.pattern = pattern
         self.index = 0
         self.fold = False
+        self.multiline = False  # `^` then matches after every newline
 
     def sequence(self) -> tuple[_Node, ...]:
         """Branches up to the closing `)` or the end, as one node when there are several."""
@@ -171,6 +173,7 @@ class _Parser:
         flags = _FLAGS.match(pattern, index)
         if flags:
             self.fold = self.fold or "i" in flags.group()
+            self.multiline = self.multiline or "m" in flags.group()
             self.index = flags.end()
             return None
         if pattern.startswith("(?#", index):
