@@ -131,7 +131,7 @@ def run(
     accept = options.accept_unexecutable or contract.accept_unexecutable
     settings = {**options.settings, **({"accept_unexecutable": "true"} if accept else {})}
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, settings, connection_problem, accept)
+                  interrupted, settings, connection_problem, accept_unexecutable=accept)
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
