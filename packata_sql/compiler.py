@@ -21,6 +21,10 @@ from packata_sql.contracts.model import (
 from packata_sql.dialects import Dialect
 from packata_sql.template import bind
 
+#: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
+#: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
+NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported"})
+
 
 @dataclass(frozen=True)
 class Plan:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.compiler import Compiled, Plan, SqlPlan, rebind
+from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPlan, rebind
 from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
@@ -27,7 +27,8 @@ _DIAGNOSTICS = {
     "timeout": "the measurement ran past the per-rule timeout and was cancelled",
     "budget-exhausted": "the run's time budget was used up before this rule finished",
     "zero-rows": "the object has no rows, so a percentage has no denominator",
-    "no-expectation": "the rule declares no expectation for a numeric measurement",
+    "no-expectation": "the rule declares no expectation (no 'mustBe…' key) for a numeric "
+                      "measurement",
     "not-a-number": "the measurement is not a finite number or a boolean",
     "null-result": "the measurement is NULL",
     "cancelled": "the run was interrupted before this rule finished",
@@ -36,6 +37,8 @@ _DIAGNOSTICS = {
     "no-rows": "the query returned no row; a rule needs exactly one cell",
     "several-rows": "the query returned more than one row; a rule needs exactly one cell",
 }
+
+_SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class RunOptions:
     show_sql: bool = False
     parameters: dict[str, object] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
+    accept_unexecutable: bool = False
 
 
 def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
@@ -101,6 +105,7 @@ def run(
         state.results[key] = _result(
             rule, Status.SKIPPED, unit=rule.unit,
             diagnostic=Diagnostic(finding.code, finding.message),
+            descriptive=finding.code in NOT_EXECUTABLE_BY_DESIGN,
         )
     everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
     interrupted = False
@@ -130,10 +135,13 @@ def run(
             session.close()
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
+    accept = options.accept_unexecutable or contract.accept_unexecutable
+    settings = {**options.settings, **({"accept_unexecutable": "true"} if accept else {})}
     return Report(contract.path, endpoint.describe(), read_only, ordered,
                   (*compiled.findings, *state.notes),
-                  interrupted, dict(options.settings), connection_problem,
-                  schema=session.schema if session is not None else None)
+                  interrupted, settings, connection_problem,
+                  schema=session.schema if session is not None else None,
+                  accept_unexecutable=accept)
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
@@ -266,16 +274,19 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
             return _result(rule, Status.INCONCLUSIVE, evidence=evidence,
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
-    return _judged(rule, value, evidence=evidence, **common)
+    return _judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
 
 
-def _judged(rule: Rule, value: Fraction | bool, **fields: Any) -> RuleResult:
-    """The verdict of a rule's expectations on its measured value."""
+def _judged(rule: Rule, value: Fraction | bool, *, hint: str = _SQL_HINT,
+            **fields: Any) -> RuleResult:
+    """The verdict of a rule's expectations on its measured value; a rule without any is
+    told which key to add."""
     judged = verdict(rule.expectations, value)
-    return _result(
-        rule, Status(judged.status), value=value, failed=judged.failed,
-        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **fields,
-    )
+    found = diagnostic(judged.diagnostic) if judged.diagnostic else None
+    if found is not None and found.code == "no-expectation":
+        found = Diagnostic(found.code, f"{found.message}: add one, e.g. {hint}")
+    return _result(rule, Status(judged.status), value=value, failed=judged.failed,
+                   diagnostic=found, **fields)
 
 
 def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:

@@ -155,6 +155,9 @@ class Contract:
     findings: tuple[Finding, ...] = ()
     servers: tuple[Server, ...] = field(default=())
     objects: tuple[SchemaObject, ...] = field(default=())
+    #: The contract accepts its rules that are not executable by design (text, custom for
+    #: other engines) as skipped without keeping the run incomplete (custom property).
+    accept_unexecutable: bool = False
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

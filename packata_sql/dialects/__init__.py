@@ -118,6 +118,9 @@ class Dialect:
 
     #: How the engine reads a regular expression; `portable` spells patterns for it.
     regex_flavor: Flavor = Flavor.RE2
+    #: Whether the engine's matcher backtracks (PCRE, ICU, Java, .NET, Python `re`), so that
+    #: patterns get the catastrophic-backtracking guard; unknown matchers are assumed to.
+    regex_backtracks: bool = True
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         """`column` contains a match of `pattern` (already spelled for `regex_flavor`)."""

@@ -20,6 +20,7 @@ class DuckDB(Dialect):
     sqlglot_name = "duckdb"
     case_insensitive_names = True
     library_metrics = True
+    regex_backtracks = False  # RE2: linear time
     lexical = POSTGRES_FAMILY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:

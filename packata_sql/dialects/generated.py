@@ -43,6 +43,7 @@ class Snowflake(_Generated):
 class BigQuery(_Generated):
     name = "bigquery"
     sqlglot_name = "bigquery"
+    regex_backtracks = False  # RE2
 
     def pattern_problem(self, pattern: str) -> str | None:
         if re2_refuses(pattern):
@@ -53,8 +54,10 @@ class BigQuery(_Generated):
 class Trino(_Generated):
     name = "trino"
     sqlglot_name = "trino"
+    # Trino's default regex library is Joni (backtracking); re2j is an option, not the default.
 
 
 class Databricks(_Generated):
     name = "databricks"
     sqlglot_name = "databricks"
+    # java.util.regex backtracks.

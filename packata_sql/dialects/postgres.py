@@ -21,6 +21,7 @@ class Postgres(Dialect):
     sqlglot_name = "postgres"
     library_metrics = True
     unquoted_case = "lower"
+    regex_backtracks = False  # Spencer's hybrid DFA/NFA engine: no exponential backtracking
     lexical = POSTGRES_FAMILY
     regex_flavor = Flavor.POSTGRES
     parameter_marker = "%s"

@@ -24,6 +24,7 @@ class SQLite(Dialect):
     sqlglot_name = "sqlite"
     case_insensitive_names = True
     library_metrics = True
+    regex_backtracks = False  # the registered function matches with RE2
     dynamic_typing = True
     regex_flavor = Flavor.PYTHON
     lexical = LexicalRules(

@@ -27,6 +27,8 @@ def report_document(report: Report) -> dict[str, Any]:
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),
+        "descriptive_only": report.descriptive_only,
+        "accepted_unexecuted": report.accepted_unexecuted,
         "rules": [_rule(r) for r in report.results],
         "findings": [finding_document(f) for f in report.findings],
     }
@@ -54,6 +56,7 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         },
         "elapsed_ms": result.elapsed_ms,
         "fused": result.fused,
+        "descriptive": result.descriptive,
     }
     if result.sql is not None:
         document["sql"] = result.sql
