@@ -7,11 +7,26 @@ import re
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
-from packata_sql.dialects.lexical import POSTGRES_FAMILY
+from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
 
 _NUMBER = re.compile(
     r"^(?:U?(?:TINY|SMALL|BIG|HUGE)?INT(?:EGER)?|U?INT\d+|DECIMAL.*|NUMERIC.*|FLOAT|REAL|DOUBLE)$"
+)
+
+DENY = DenyList(
+    functions=frozenset({
+        # files, globs and other databases
+        "read_*", "parquet_*", "sniff_csv", "glob", "delta_scan", "iceberg_*", "sqlite_scan",
+        "sqlite_attach", "postgres_*", "mysql_*",
+        # network (http_client) and secrets
+        "http_*", "load_aws_credentials", "duckdb_secrets", "which_secret",
+        # SQL text run from a string, where the lexer cannot see it
+        "query", "query_table", "json_execute_serialized_sql",
+        "nextval", "setval",
+    }),
+    statements=frozenset({"attach", "detach", "install", "load", "copy", "export", "import",
+                          "checkpoint", "force"}),
 )
 
 
@@ -21,6 +36,7 @@ class DuckDB(Dialect):
     case_insensitive_names = True
     library_metrics = True
     lexical = POSTGRES_FAMILY
+    deny = DENY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

@@ -1,0 +1,100 @@
+"""Defence in depth for authored SQL: calls and statements the lexer finds in code (and in the
+code MySQL runs from `/*! … */` comments and reads from `/*+ … */` hints) are checked against
+the dialect's deny-list of side-effect functions. The read-only session remains the boundary;
+this wall refuses, before anything runs, what would act on other sessions, locks, settings,
+sequences, files, the network or time even where a session lets it through."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from packata_sql.dialects.lexical import DenyList, LexicalRules
+from packata_sql.scanner import (
+    CODE,
+    DOLLAR,
+    EXECUTABLE_COMMENT,
+    HINT_COMMENT,
+    IDENTIFIER,
+    STRING,
+    Region,
+    executable_body,
+    scan,
+)
+
+WORD = "word"
+QUOTED = "quoted"
+LITERAL = "literal"
+PUNCT = "punct"
+_TOKEN = re.compile(
+    r"(?P<word>(?:[A-Za-z_]|[^\x00-\x7f])(?:[A-Za-z0-9_$]|[^\x00-\x7f])*)"
+    r"|(?P<number>[0-9][A-Za-z0-9_$.]*)|(?P<space>\s+)|(?P<punct>.)",
+    re.DOTALL,
+)
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Denied:
+    """One denied call (`function`) or statement (`statement`), named by its deny-list entry."""
+
+    kind: str
+    name: str
+
+
+def denied(text: str, regions: list[Region], rules: LexicalRules, deny: DenyList) -> list[Denied]:
+    """Every denied call or statement in the text, in order, each once."""
+    tokens = _tokens(text, regions, rules)
+    found: list[Denied] = []
+    words = [t.text.lower() if t.kind == WORD else "" for t in tokens]
+    if words and words[0] in deny.statements:
+        found.append(Denied("statement", words[0].upper()))
+    for index, token in enumerate(tokens):
+        after_dot = index > 0 and tokens[index - 1] == Token(PUNCT, ".")
+        if token.kind in (WORD, QUOTED) and index + 1 < len(tokens) \
+                and tokens[index + 1] == Token(PUNCT, "("):
+            entry = deny.denied_function(token.text)
+            if entry is not None:
+                shown = token.text.lower()
+                found.append(Denied("function", shown if _PLAIN_NAME.fullmatch(shown) else entry))
+        for phrase in deny.phrases:
+            if not after_dot and tuple(words[index:index + len(phrase)]) == phrase:
+                found.append(Denied("statement", " ".join(phrase).upper()))
+    return list(dict.fromkeys(found))
+
+
+def _tokens(text: str, regions: list[Region], rules: LexicalRules) -> list[Token]:
+    """Words, quoted names, literals and punctuation as the server reads them; comments and
+    blanks dropped, executed comment bodies read as code."""
+    tokens: list[Token] = []
+    for region in regions:
+        if region.kind == CODE:
+            for match in _TOKEN.finditer(text, region.start, region.end):
+                kind = match.lastgroup
+                if kind == "word":
+                    tokens.append(Token(WORD, match.group()))
+                elif kind == "punct":
+                    tokens.append(Token(PUNCT, match.group()))
+                elif kind == "number":
+                    tokens.append(Token(LITERAL, ""))
+        elif region.kind == IDENTIFIER:
+            tokens.append(Token(QUOTED, _unquote(text[region.start:region.end], rules)))
+        elif region.kind in (STRING, DOLLAR):
+            tokens.append(Token(LITERAL, ""))
+        elif region.kind in (EXECUTABLE_COMMENT, HINT_COMMENT):
+            start, end = executable_body(text, region)
+            body = text[start:end]
+            tokens += _tokens(body, scan(body, rules), rules)
+    return tokens
+
+
+def _unquote(quoted: str, rules: LexicalRules) -> str:
+    opener, inner = quoted[0], quoted[1:-1]
+    closer = rules.identifiers[opener]
+    return inner if opener in rules.undoubled_identifiers else inner.replace(closer * 2, closer)
