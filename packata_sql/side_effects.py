@@ -32,6 +32,8 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
+# PostgreSQL `U&"…"` identifiers: `\XXXX` / `\+XXXXXX` escapes, or another escape character.
+_UESCAPE = re.compile(r"\s*UESCAPE\s*'(.)'", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,7 @@ def denied(text: str, regions: list[Region], rules: LexicalRules, deny: DenyList
         found.append(Denied("statement", words[0].upper()))
     for index, token in enumerate(tokens):
         after_dot = index > 0 and tokens[index - 1] == Token(PUNCT, ".")
-        if token.kind in (WORD, QUOTED) and index + 1 < len(tokens) \
-                and tokens[index + 1] == Token(PUNCT, "("):
+        if token.kind in (WORD, QUOTED) and _called(tokens, index):
             entry = deny.denied_function(token.text)
             if entry is not None:
                 shown = token.text.lower()
@@ -67,6 +68,15 @@ def denied(text: str, regions: list[Region], rules: LexicalRules, deny: DenyList
             if not after_dot and tuple(words[index:index + len(phrase)]) == phrase:
                 found.append(Denied("statement", " ".join(phrase).upper()))
     return list(dict.fromkeys(found))
+
+
+def _called(tokens: list[Token], index: int) -> bool:
+    """Whether the name at `index` is followed by `(` (past a PostgreSQL `UESCAPE 'c'`)."""
+    following = index + 1
+    if following < len(tokens) and tokens[following].kind == WORD \
+            and tokens[following].text.lower() == "uescape":
+        following += 2
+    return following < len(tokens) and tokens[following] == Token(PUNCT, "(")
 
 
 def _tokens(text: str, regions: list[Region], rules: LexicalRules) -> list[Token]:
@@ -84,7 +94,11 @@ def _tokens(text: str, regions: list[Region], rules: LexicalRules) -> list[Token
                 elif kind == "number":
                     tokens.append(Token(LITERAL, ""))
         elif region.kind == IDENTIFIER:
-            tokens.append(Token(QUOTED, _unquote(text[region.start:region.end], rules)))
+            name = _unquote(text[region.start:region.end], rules)
+            if rules.unicode_escape_identifiers and text[region.start - 2:region.start].lower() == "u&":
+                escape = _UESCAPE.match(text, region.end)
+                name = _unicode_unescape(name, escape.group(1) if escape else "\\")
+            tokens.append(Token(QUOTED, name))
         elif region.kind in (STRING, DOLLAR):
             tokens.append(Token(LITERAL, ""))
         elif region.kind in (EXECUTABLE_COMMENT, HINT_COMMENT):
@@ -92,6 +106,29 @@ def _tokens(text: str, regions: list[Region], rules: LexicalRules) -> list[Token
             body = text[start:end]
             tokens += _tokens(body, scan(body, rules), rules)
     return tokens
+
+
+def _unicode_unescape(name: str, escape: str) -> str:
+    """The name PostgreSQL reads from a `U&"…"` identifier (unchanged if malformed)."""
+    out: list[str] = []
+    index = 0
+    try:
+        while index < len(name):
+            if name[index] != escape:
+                out.append(name[index])
+                index += 1
+            elif name.startswith(escape, index + 1):
+                out.append(escape)
+                index += 2
+            elif name.startswith("+", index + 1):
+                out.append(chr(int(name[index + 2:index + 8], 16)))
+                index += 8
+            else:
+                out.append(chr(int(name[index + 1:index + 5], 16)))
+                index += 5
+    except ValueError:
+        return name
+    return "".join(out)
 
 
 def _unquote(quoted: str, rules: LexicalRules) -> str:

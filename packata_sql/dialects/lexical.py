@@ -22,6 +22,8 @@ class LexicalRules:
     cr_ends_line_comment: bool = False
     nested_block_comments: bool = False
     dollar_quotes: bool = False
+    #: PostgreSQL `U&"…"` identifiers spell characters as escapes (`U&"pg\\005fsleep"`).
+    unicode_escape_identifiers: bool = False
     #: MySQL executes the text of `/*! … */` comments.
     executable_comments: bool = False
 
@@ -33,6 +35,7 @@ POSTGRES_FAMILY = LexicalRules(
     cr_ends_line_comment=True,
     nested_block_comments=True,
     dollar_quotes=True,
+    unicode_escape_identifiers=True,
 )
 
 
