@@ -29,7 +29,12 @@ PROPERTY_NAMES = frozenset({"property", "column", "field"})
 SCHEMA_NAMES = frozenset({"schema"})
 #: datacontract-cli placeholders that name server settings packata-sql does not read.
 FOREIGN_NAMES = frozenset({"dataset", "project", "catalog", "database"})
-PLACEHOLDER = re.compile(r"\$?\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_][A-Za-z0-9_]*))?\}")
+# `{schema}.` right before an object placeholder qualifies it (datacontract-cli's
+# `{schema}.{model}`): the pair is one match, so it is not qualified twice.
+PLACEHOLDER = re.compile(
+    r"(?P<qualifier>\$?\{schema\}\.(?=\$?\{(?:object|table|model)\}))?"
+    r"\$?\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<argument>[A-Za-z_][A-Za-z0-9_]*))?\}"
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ _LEXICAL_MESSAGES = {
 class Names:
     """What the placeholders stand for in one rule."""
 
-    object_segments: Sequence[str] | None
+    object_segments: Sequence[str] | None  # already led by the declared schema, if any
     property_name: str | None
     schema: Sequence[str] = ()  # the declared schema (server `schema` or URL `?schema=`)
 
@@ -137,7 +142,10 @@ def _refusals(text: str, regions: list[Region], dialect: Dialect) -> list[Proble
 def _bind_code(chunk: str, dialect: Dialect, names: Names, parameters: list[str],
                problems: list[Problem]) -> str:
     def replace(match: re.Match[str]) -> str:
-        name, argument = match.group(1), match.group(2)
+        name, argument = match.group("name"), match.group("argument")
+        if match.group("qualifier") and not names.schema:
+            problems.append(_unresolved("schema", names) or _unknown("schema"))
+            return match.group(0)
         if name == "param" and argument:
             parameters.append(argument)
             return _MARKER
