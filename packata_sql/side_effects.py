@@ -25,6 +25,7 @@ from packata_sql.scanner import (
 WORD = "word"
 QUOTED = "quoted"
 LITERAL = "literal"
+TEXT = "text"  # a string literal
 PUNCT = "punct"
 _TOKEN = re.compile(
     r"(?P<word>(?:[A-Za-z_]|[^\x00-\x7f])(?:[A-Za-z0-9_$]|[^\x00-\x7f])*)"
@@ -67,7 +68,34 @@ def denied(text: str, regions: list[Region], rules: LexicalRules, deny: DenyList
         for phrase in deny.phrases:
             if not after_dot and tuple(words[index:index + len(phrase)]) == phrase:
                 found.append(Denied("statement", " ".join(phrase).upper()))
+    if deny.string_tables and _string_table(tokens):
+        found.append(Denied("statement", "FROM '…'"))
     return list(dict.fromkeys(found))
+
+
+# Words after which `(` opens a subquery or a list, not a function's arguments.
+_NOT_CALLS = frozenset({"from", "join", "in", "exists", "as", "on", "where", "and", "or", "not",
+                        "select", "lateral", "union", "all", "any", "some", "with",
+                        "materialized", "by", "values", "using", "having", "when", "then",
+                        "else", "intersect", "except", "return", "returning"})
+
+
+def _string_table(tokens: list[Token]) -> bool:
+    """A string where a table goes (`FROM 'f.csv'`, `JOIN 'f.csv'`): DuckDB reads that file.
+    `FROM` inside a function's parentheses (`EXTRACT(YEAR FROM '…')`, `TRIM(… FROM '…')`)
+    is an argument, not a table."""
+    calls: list[bool] = []  # for each open parenthesis: whether it holds a call's arguments
+    for index, token in enumerate(tokens):
+        before = tokens[index - 1] if index else Token(PUNCT, "")
+        if token == Token(PUNCT, "("):
+            calls.append(before.kind == QUOTED or (
+                before.kind == WORD and before.text.lower() not in _NOT_CALLS))
+        elif token == Token(PUNCT, ")") and calls:
+            calls.pop()
+        elif token.kind == TEXT and before.kind == WORD \
+                and before.text.lower() in ("from", "join") and not (calls and calls[-1]):
+            return True
+    return False
 
 
 def _called(tokens: list[Token], index: int) -> bool:
@@ -100,7 +128,7 @@ def _tokens(text: str, regions: list[Region], rules: LexicalRules) -> list[Token
                 name = _unicode_unescape(name, escape.group(1) if escape else "\\")
             tokens.append(Token(QUOTED, name))
         elif region.kind in (STRING, DOLLAR):
-            tokens.append(Token(LITERAL, ""))
+            tokens.append(Token(TEXT, ""))
         elif region.kind in (EXECUTABLE_COMMENT, HINT_COMMENT):
             start, end = executable_body(text, region)
             body = text[start:end]

@@ -27,6 +27,7 @@ DENY = DenyList(
     }),
     statements=frozenset({"attach", "detach", "install", "load", "copy", "export", "import",
                           "checkpoint", "force"}),
+    string_tables=True,
 )
 
 

@@ -51,6 +51,8 @@ class DenyList:
     statements: frozenset[str] = frozenset()
     #: Unquoted word sequences denied anywhere in code (reserved words such as MySQL `KILL`).
     phrases: tuple[tuple[str, ...], ...] = ()
+    #: A string where a table goes names a file the engine reads (DuckDB replacement scans).
+    string_tables: bool = False
 
     def denied_function(self, name: str) -> str | None:
         """The entry that denies a call of `name`, or None."""
