@@ -17,7 +17,9 @@ NOISE = st.lists(st.sampled_from([
     "$", "$$", ";", "#", "\\", "é", "☃", " ", "x", "{", "}", "\n", "%",
 ]), max_size=12).map("".join)
 PLACEHOLDERS = {"{object}": "object", "${object}": "object", "{table}": "object",
-                "{property}": "property", "{column}": "property", "${column}": "property"}
+                "{model}": "object", "${model}": "object",
+                "{property}": "property", "{column}": "property", "${column}": "property",
+                "{field}": "property", "${field}": "property"}
 CODE = st.sampled_from(["SELECT ", " + ", " FROM ", "(", ")", " , ", " x ", "{1}", " = ", *PLACEHOLDERS])
 
 
