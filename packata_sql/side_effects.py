@@ -123,7 +123,8 @@ def _tokens(text: str, regions: list[Region], rules: LexicalRules) -> list[Token
                     tokens.append(Token(LITERAL, ""))
         elif region.kind == IDENTIFIER:
             name = _unquote(text[region.start:region.end], rules)
-            if rules.unicode_escape_identifiers and text[region.start - 2:region.start].lower() == "u&":
+            prefix = text[max(0, region.start - 2):region.start]
+            if rules.unicode_escape_identifiers and prefix.lower() == "u&":
                 escape = _UESCAPE.match(text, region.end)
                 name = _unicode_unescape(name, escape.group(1) if escape else "\\")
             tokens.append(Token(QUOTED, name))

@@ -5,6 +5,7 @@ A file whose engine no suite runs says `executed: false` and holds no `run` valu
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +106,31 @@ def test_vector_executes_on_the_engine(engine, case, tmp_path):
         session.close()
     assert (result.width, len(result.rows)) == (1, 1)
     assert result.rows[0][0] == case["run"]
+
+
+@functools.cache
+def engine_functions(engine: str) -> frozenset[str]:
+    import sqlite3
+
+    import duckdb
+
+    if engine == "duckdb":
+        query = "SELECT function_name FROM duckdb_functions()"
+        return frozenset(row[0] for row in duckdb.connect().execute(query).fetchall())
+    listing = sqlite3.connect(":memory:").execute("SELECT name FROM pragma_function_list")
+    return frozenset(row[0] for row in listing)
+
+
+DENIED_HERE = [(d, c) for d in ("duckdb", "sqlite") for c in load_cases(d)
+               if c.get("finding") == "denied-function"]
+
+
+@pytest.mark.parametrize("engine,case", DENIED_HERE, ids=[f"{d}:{c['id']}" for d, c in DENIED_HERE])
+def test_denied_function_exists_in_the_engine(engine, case):
+    """The deny-list names functions the engine has, not spellings it would reject anyway;
+    a function only an extension brings says so."""
+    if case.get("on_engine") == "none":
+        assert case["why"]
+        assert case["mentions"] not in engine_functions(engine)
+    else:
+        assert case["mentions"] in engine_functions(engine)
