@@ -23,7 +23,10 @@ DENY = DenyList(
         "http_*", "load_aws_credentials", "duckdb_secrets", "which_secret",
         # SQL text run from a string, where the lexer cannot see it
         "query", "query_table", "json_execute_serialized_sql",
-        "nextval", "setval",
+        # sequences, time, the database file and settings
+        "nextval", "setval", "pg_sleep", "sleep_ms", "checkpoint", "force_checkpoint",
+        "copy_database", "write_log", "enable_profile", "disable_profile",
+        "enable_checkpoint_on_shutdown", "disable_checkpoint_on_shutdown",
     }),
     statements=frozenset({"attach", "detach", "install", "load", "copy", "export", "import",
                           "checkpoint", "force"}),

@@ -21,7 +21,7 @@ DENY = DenyList(
         "pg_terminate_backend", "pg_cancel_backend", "pg_log_backend_memory_contexts",
         # locks, settings, notifications, statistics
         "pg_advisory_*", "pg_try_advisory_*", "set_config", "pg_notify", "pg_reload_conf",
-        "pg_rotate_logfile", "pg_stat_reset*",
+        "pg_rotate_logfile", "pg_stat_reset*", "pg_stat_statements_reset",
         # sequences and large objects
         "nextval", "setval", "lo_*", "loread", "lowrite",
         # WAL, replication slots and origins, backups
@@ -36,7 +36,7 @@ DENY = DenyList(
         # other servers
         "dblink*", "postgres_fdw_*",
         # SQL text run from a string, where the lexer cannot see it
-        "query_to_xml*", "ts_stat",
+        "query_to_xml*", "ts_stat", "ts_rewrite",
     }),
     statements=frozenset({"notify", "load", "copy", "lock"}),
     phrases=(("for", "update"), ("for", "no", "key", "update"), ("for", "share"),
