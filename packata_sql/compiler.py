@@ -156,7 +156,7 @@ def _compile_sql(
     target = rule.target
     segments = (*prefix, target.physical_object) if target.physical_object else None
     column = None if target.nested else target.physical_property
-    bound, problems = bind(definition.query, dialect, segments, column)
+    bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
     findings = [site.finding(p.code, p.message) for p in problems]
     if bound is None:
         return None, findings

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
 
@@ -43,6 +43,8 @@ class Dialect:
     authored_sql: bool = True
     #: How authored SQL is split into code, strings, identifiers and comments.
     lexical: LexicalRules = LexicalRules()
+    #: Side-effect calls and statements refused in authored SQL (a second wall behind the session).
+    deny: DenyList = DenyList()
     #: The driver's positional parameter marker.
     parameter_marker: str = "?"
     #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.

@@ -8,7 +8,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.boolean_result import projection_is_boolean
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
 _BINARY_COLLATION = exp.Var(this="utf8mb4_bin")
@@ -18,6 +18,22 @@ _NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
 _TEMPORAL = {7, 10, 11, 12, 13}
 _TINY = 1
 _INTEGER = {1, 2, 3, 8, 9}
+
+DENY = DenyList(
+    functions=frozenset({
+        "sleep", "benchmark", "get_lock", "release_lock", "release_all_locks",
+        "master_pos_wait", "master_gtid_wait", "source_pos_wait", "wait_for_executed_gtid_set",
+        "wait_until_sql_thread_after_gtids", "load_file", "sys_exec", "sys_eval", "sys_get",
+        "sys_set", "nextval", "setval",
+        # optimizer hints (`/*+ … */`) that change the statement's limits
+        "set_var", "max_execution_time",
+    }),
+    statements=frozenset({"shutdown", "flush", "lock", "prepare", "execute", "handler"}),
+    # KILL is reserved, so it is a statement wherever it stands (also after SET STATEMENT … FOR).
+    phrases=(("kill",), ("next", "value", "for"), ("into", "outfile"), ("into", "dumpfile"),
+             ("load", "data"), ("load", "xml"), ("execute", "immediate"), ("for", "update"),
+             ("lock", "in", "share", "mode")),
+)
 
 
 class MySQL(Dialect):
@@ -33,6 +49,7 @@ class MySQL(Dialect):
         dash_comment_needs_space=True,
         executable_comments=True,
     )
+    deny = DENY
     parameter_marker = "%s"
     percent_escapes = True
 

@@ -8,8 +8,14 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family, number_literal
 from packata_sql.dialects.boolean_result import projection_is_boolean
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
+
+DENY = DenyList(
+    functions=frozenset({"load_extension", "readfile", "writefile", "edit", "fsdir", "zipfile",
+                         "fts3_tokenizer"}),
+    statements=frozenset({"attach", "detach", "vacuum"}),
+)
 
 
 def _typeof_in(column: exp.Expr, *storage_classes: str) -> exp.Expr:
@@ -31,6 +37,7 @@ class SQLite(Dialect):
         identifiers={'"': '"', "`": "`", "[": "]"},
         undoubled_identifiers=frozenset("["),
     )
+    deny = DENY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
