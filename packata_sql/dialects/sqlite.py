@@ -1,4 +1,5 @@
-"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP."""
+"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP that
+runs RE2 (linear time, the meaning DuckDB gives a pattern)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family, number_literal
 from packata_sql.dialects.lexical import LexicalRules
-from packata_sql.dialects.regex import Flavor
+from packata_sql.dialects.regex import Flavor, re2_refuses
 
 
 def _typeof_in(column: exp.Expr, *storage_classes: str) -> exp.Expr:
@@ -24,7 +25,7 @@ class SQLite(Dialect):
     case_insensitive_names = True
     library_metrics = True
     dynamic_typing = True
-    regex_flavor = Flavor.PYTHON
+    regex_flavor = Flavor.RE2
     lexical = LexicalRules(
         identifiers={'"': '"', "`": "`", "[": "]"},
         undoubled_identifiers=frozenset("["),
@@ -53,6 +54,11 @@ class SQLite(Dialect):
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # `x REGEXP p` calls the `regexp(p, x)` function that the session registers.
         return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
+
+    def pattern_problem(self, pattern: str) -> str | None:
+        if re2_refuses(pattern):
+            return "SQLite's REGEXP (RE2) has no lookaround, backreferences or possessive quantifiers"
+        return None
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC
