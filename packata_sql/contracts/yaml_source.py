@@ -34,7 +34,6 @@ _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
 _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_MESSAGE_REPARSE_CHARS = 2**16  # PyYAML's own parser is slow: only small files are re-read
 
 Path = tuple[str | int, ...]
 
@@ -98,25 +97,17 @@ def load_yaml_text(text: str, path: str) -> Loaded:
 
 
 def _syntax_error(text: str, path: str, error: yaml.YAMLError) -> SourceError:
-    """The error with a line. PyYAML's own parser names the offending character, so a small
-    file is parsed again for the message; it is slow on deep nesting, hence the depth limit."""
-    if len(text) <= _MESSAGE_REPARSE_CHARS:
-        depth = 0
-        try:
-            for event in yaml.parse(text, Loader=yaml.SafeLoader):
-                if isinstance(event, yaml.CollectionStartEvent):
-                    depth += 1
-                    if depth > MAX_DEPTH:
-                        break
-                elif isinstance(event, yaml.CollectionEndEvent):
-                    depth -= 1
-        except yaml.YAMLError as precise:
-            error = precise
-    if not isinstance(error, yaml.MarkedYAMLError):
+    """libyaml's problem and line (PyYAML's own parser words some better, but is quadratic on
+    deep flow nesting); a tab where a token should start gets its usual explanation."""
+    if not isinstance(error, yaml.MarkedYAMLError) or error.problem_mark is None:
         return SourceError(path, "not valid YAML")
-    mark = error.problem_mark or error.context_mark
-    line = mark.line + 1 if mark is not None else None
-    return SourceError(path, f"not valid YAML ({error.problem or 'syntax error'})", line)
+    mark = error.problem_mark
+    problem = error.problem or "syntax error"
+    lines = text.splitlines()
+    found = lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
+    if found == "\t" and "tab" not in problem:
+        problem += ": a tab; YAML indents with spaces"
+    return SourceError(path, f"not valid YAML ({problem})", mark.line + 1)
 
 
 _NOTHING: Any = object()
