@@ -97,16 +97,16 @@ def load_yaml_text(text: str, path: str) -> Loaded:
 
 
 def _syntax_error(text: str, path: str, error: yaml.YAMLError) -> SourceError:
-    """libyaml's problem and line (PyYAML's own parser words some better, but is quadratic on
-    deep flow nesting); a tab where a token should start gets its usual explanation."""
+    """libyaml's problem and line, and the character it names (PyYAML's own parser would name
+    it too, but is quadratic on deep flow nesting)."""
     if not isinstance(error, yaml.MarkedYAMLError) or error.problem_mark is None:
         return SourceError(path, "not valid YAML")
     mark = error.problem_mark
     problem = error.problem or "syntax error"
     lines = text.splitlines()
     found = lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
-    if found == "\t" and "tab" not in problem:
-        problem += ": a tab; YAML indents with spaces"
+    if found and "character" in problem:
+        problem += f": {found!r}" + (", YAML indents with spaces" if found == "\t" else "")
     return SourceError(path, f"not valid YAML ({problem})", mark.line + 1)
 
 
