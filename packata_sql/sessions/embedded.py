@@ -83,7 +83,7 @@ _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3
 _PROGRESS_STEPS = 10_000
 #: Compiled patterns kept per session; a rule reading patterns from a column must not make
 #: every row's RE2 program (up to `max_mem` each) live at once.
-_PATTERN_CACHE = 64
+_PATTERN_CACHE = 16
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # RE2 would write the refused pattern to stderr
 

@@ -65,6 +65,23 @@ def test_hostile_documents_are_source_errors_with_a_line_within_a_second(name, t
     assert str(raised.value).startswith(f"{path}:{line}: ")
 
 
+@pytest.mark.parametrize("name", ["alias-bomb", "alias-into-itself", "nested-1000-block",
+                                  "huge-exponent", "lone-surrogate"])
+def test_the_same_limits_hold_without_libyaml(name, tmp_path, monkeypatch):
+    """PyYAML's own parser (where PyYAML was built without libyaml) accepts `\\ud800`."""
+    import yaml
+
+    from packata_sql.contracts import yaml_source
+
+    monkeypatch.setattr(yaml_source, "_LOADER", yaml.SafeLoader)
+    document, line = HOSTILE[name]
+    path = tmp_path / "c.yaml"
+    path.write_text(document, encoding="utf-8")
+    with pytest.raises(SourceError) as raised:
+        load_odcs(str(path))
+    assert raised.value.line == line, str(raised.value)
+
+
 @pytest.mark.parametrize("name", ["alias-bomb", "alias-into-itself", "nested-1000-flow",
                                   "integer-5000-digits", "huge-exponent", "lone-surrogate"])
 def test_hostile_documents_exit_3_from_the_command_line(name, tmp_path):
