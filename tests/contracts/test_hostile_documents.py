@@ -24,7 +24,7 @@ RULE = "schema:\n  - name: t\n    quality:\n      - metric: rowCount\n        mu
 
 
 def alias_bomb() -> str:
-    """The classic "billion laughs": ten levels of nine aliases each, 9**9 strings, ~660 bytes."""
+    """The classic "billion laughs": nine levels of nine aliases each, 9**9 strings in 428 bytes."""
     lines = ['a0: &a0 "lol"']
     for level in range(1, 10):
         lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
