@@ -49,7 +49,8 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
                           text=True, timeout=120, env={**os.environ, **(env or {})})
 
 
-def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tmp_path):
+def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tmp_path,
+                                                                      wait_until):
     server.execute("DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)")
     contract = write_contract(tmp_path / "c.yaml", [
         {"id": "slow", "type": "sql", "query": SLOW[server.engine], "mustBe": 0},
@@ -57,21 +58,21 @@ def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tm
     ])
     loaded = load_odcs(str(contract))
     compiled = compile_contract(loaded, get_dialect(server.engine), parameters={})
+    killed: list[object] = []
 
     def kill() -> None:
-        for _ in range(50):
-            time.sleep(0.2)
-            found = server.execute(BACKENDS[server.engine])
-            if found:
-                kill_sql = ("SELECT pg_terminate_backend(%s)" if server.engine == "postgres"
-                            else "KILL %s")
-                server.execute(kill_sql, parameters=[found[0][0]])
-                return
+        # The server's own process list shows the statement running: then it is killed.
+        found = wait_until(lambda: server.execute(BACKENDS[server.engine]),
+                           "the slow statement in the server's process list", timeout_s=15)
+        kill_sql = "SELECT pg_terminate_backend(%s)" if server.engine == "postgres" else "KILL %s"
+        server.execute(kill_sql, parameters=[found[0][0]])
+        killed.append(found[0][0])
 
     killer = threading.Thread(target=kill)
     killer.start()
     report = run(loaded, compiled, server.reader, RunOptions(timeout_s=30))
     killer.join()
+    assert killed, "the statement never showed in the server's process list"
     results = {r.key: r for r in report.results}
     assert results["slow"].status is Status.ERROR
     assert results["after"].status is Status.PASSED

@@ -110,6 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"packata-sql: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # before the run started (loading, compiling): nothing to report
+        from packata_sql.report import EXIT_INTERRUPTED
+
+        print("packata-sql: interrupted before a report was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as error:  # a bug: say so without the message, which may hold data
         if os.environ.get("PACKATA_SQL_DEBUG") == "1":
             raise
