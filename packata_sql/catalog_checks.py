@@ -12,7 +12,8 @@ from packata_sql.compiler import CatalogPlan
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
 from packata_sql.drift import Classification, baseline_of, classify
-from packata_sql.facts import ColumnFact, find, logical_compatible, physical_matches
+from packata_sql.facts import ColumnFact, logical_compatible, physical_matches
+from packata_sql.names import find_column
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,10 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     constraint = plan.constraint
     if constraint.kind == "drift":
         return _drift(plan, facts, dialect)
-    fact = find(facts, constraint.columns[0], dialect)
+    by_name = {f.name: f for f in facts}
+    name = find_column(dialect, by_name, constraint.columns[0],
+                       exact=plan.rule.target.exact_property)
+    fact = by_name.get(name) if name is not None else None
     if fact is None:  # every catalog check of a declared column includes its presence
         return Answer(False, ("the column to exist",))
     if constraint.kind == "present":
