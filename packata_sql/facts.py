@@ -34,11 +34,6 @@ class ColumnFact:
     nullable: bool | None  # None when the catalog does not say
 
 
-def find(facts: Sequence[ColumnFact], name: str, dialect: Dialect) -> ColumnFact | None:
-    exact = next((f for f in facts if f.name == name), None)
-    return exact or next((f for f in facts if dialect.same_name(f.name, name)), None)
-
-
 def parsed_type(native: str, dialect: Dialect) -> exp.DataType | None:
     """The engine's type name read by sqlglot, so aliases compare equal (int4 = integer)."""
     try:
