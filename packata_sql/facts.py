@@ -4,7 +4,6 @@ declared logicalType, is it the declared physicalType."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlglot.expressions as exp
