@@ -4,14 +4,13 @@ with NULL and duplicate traps under case-insensitive and PAD SPACE collations ('
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 import yaml
 
+from integration.conftest import embedded_database, load_rows
 from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
@@ -109,31 +108,16 @@ def checked(endpoint: Endpoint, tmp_path: Path) -> Report:
     return run(loaded, compiled, endpoint, RunOptions())
 
 
-def embedded(engine: str, tmp_path: Path) -> Endpoint:
-    path = tmp_path / f"cons.{engine}"
-    connection: Any = duckdb.connect(str(path)) if engine == "duckdb" else sqlite3.connect(str(path))
-    for statement in create_statements(engine):
-        connection.execute(statement)
-    connection.executemany(insert_sql(engine, "?"), ROWS)
-    if engine == "sqlite":
-        connection.commit()
-    connection.close()
-    return Endpoint(engine, str(path))
-
-
 @pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])
 def test_every_constraint_kind_measures_the_same_on_every_engine(engine, tmp_path, request):
     if engine in ("duckdb", "sqlite"):
-        report = checked(embedded(engine, tmp_path), tmp_path)
+        report = checked(embedded_database(engine, tmp_path / f"cons.{engine}",
+                                           create_statements(engine), insert_sql(engine, "?"),
+                                           ROWS), tmp_path)
     else:
         server = request.getfixturevalue(engine)
         setup = ["CREATE EXTENSION IF NOT EXISTS citext"] if engine == "postgres" else []
-        server.execute(*setup, *create_statements(engine))
-        connection = server.connect()
-        try:
-            connection.cursor().executemany(insert_sql(engine, "%s"), ROWS)
-        finally:
-            connection.close()
+        load_rows(server, [*setup, *create_statements(engine)], insert_sql(engine, "%s"), ROWS)
         try:
             report = checked(server.reader, tmp_path)
         finally:

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 import yaml
 
+from integration.conftest import embedded_database, load_rows
 from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
@@ -125,24 +126,12 @@ def measure(engine: str, endpoint: Endpoint, path: Path) -> dict[str, Any]:
 
 
 def embedded(engine: str, tmp_path: Path) -> Endpoint:
-    path = tmp_path / f"diff.{engine}"
-    connection: Any = duckdb.connect(str(path)) if engine == "duckdb" else sqlite3.connect(str(path))
-    for statement in create_statements(engine):
-        connection.execute(statement)
-    connection.executemany(insert_sql(engine, "?"), ROWS)
-    if engine == "sqlite":
-        connection.commit()
-    connection.close()
-    return Endpoint(engine, str(path))
+    return embedded_database(engine, tmp_path / f"diff.{engine}", create_statements(engine),
+                             insert_sql(engine, "?"), ROWS)
 
 
 def load_server(server: Any) -> None:
-    server.execute(*create_statements(server.engine))
-    connection = server.connect()
-    try:
-        connection.cursor().executemany(insert_sql(server.engine, "%s"), ROWS)
-    finally:
-        connection.close()
+    load_rows(server, create_statements(server.engine), insert_sql(server.engine, "%s"), ROWS)
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from packata_sql.dialects import get_dialect
+from packata_sql.dialects import Family, get_dialect
 from packata_sql.drift import Classification, classify, fields_from_facts, parse_overrides
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import open_session
@@ -101,8 +101,13 @@ def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
 def test_each_change_is_classified_on_every_engine(target):
     target.build(BASE)
-    baseline = fields_from_facts(target.facts())
+    facts = target.facts()
+    baseline = fields_from_facts(facts)
     assert [(f.name, f.nullable) for f in baseline] == [(n, nullable) for n, _, nullable in BASE]
+    # Column facts from each engine's catalog: order, family, a native type name.
+    assert [(f.position, f.family) for f in facts] == [
+        (1, Family.NUMBER), (2, Family.NUMBER), (3, Family.TEXT), (4, Family.NUMBER)]
+    assert all(f.native_type for f in facts)
     dialect = get_dialect(target.engine)
     for case, (columns, expected) in CASES.items():
         target.build(columns)

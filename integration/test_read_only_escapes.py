@@ -18,6 +18,10 @@ from packata_sql.session import Interrupted, ProviderError, open_session
 
 EVIL_FILE = "/tmp/packata_evil_escape"
 HARMLESS = {"advisory-lock", "get-lock"}  # session-scoped calls that may pass; checked released
+# Slow without a sleep function (the binder refuses those): ~10^8 joined rows, tens of seconds.
+SLOW_POSTGRES = "SELECT COUNT(*) FROM generate_series(1, 20000) a CROSS JOIN generate_series(1, 20000) b"
+SLOW_MYSQL = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 600) "
+              "SELECT COUNT(*) FROM r a, r b, r c")
 
 POSTGRES = {
     "multi-statement": "SELECT 1; DELETE FROM victim",
@@ -37,9 +41,11 @@ POSTGRES = {
     "copy-to-file": f"COPY victim TO '{EVIL_FILE}'",
     "copy-to-program": f"COPY (SELECT 1) TO PROGRAM 'touch {EVIL_FILE}'",
     "advisory-lock": "SELECT pg_try_advisory_lock(4242)::int",
-    "sleep-past-timeout": "SELECT pg_sleep(30)",
-    "timeout-reset-then-sleep": "SET statement_timeout = 0; SELECT pg_sleep(30)",
-    "timeout-config-then-sleep": "SELECT set_config('statement_timeout', '0', false), pg_sleep(30)",
+    "slow-past-timeout": SLOW_POSTGRES,
+    "timeout-reset-then-slow": f"SET statement_timeout = 0; {SLOW_POSTGRES}",
+    "timeout-config-then-slow": ("SELECT COUNT(*) FROM"
+                                 " (SELECT set_config('statement_timeout', '0', false)) s,"
+                                 " generate_series(1, 20000) a CROSS JOIN generate_series(1, 20000) b"),
     "sequence": "SELECT nextval('victim_seq')",
     "prepare": "PREPARE p AS DELETE FROM victim",
     "notify": "NOTIFY packata_channel",
@@ -74,8 +80,8 @@ MYSQL = {
     "load-file": "SELECT LOAD_FILE('/etc/passwd')",
     "load-data": "LOAD DATA INFILE '/etc/passwd' INTO TABLE victim",
     "get-lock": "SELECT GET_LOCK('packata_lock', 0)",
-    "sleep-past-timeout": "SELECT SLEEP(30)",
-    "statement-timeout-override": "SET STATEMENT max_statement_time=0 FOR SELECT SLEEP(30)",
+    "slow-past-timeout": SLOW_MYSQL,
+    "statement-timeout-override": f"SET STATEMENT max_statement_time=0 FOR {SLOW_MYSQL}",
     "execute-immediate": "EXECUTE IMMEDIATE 'DELETE FROM victim'",
     "prepare": "PREPARE s FROM 'DELETE FROM victim'",
     "grant": "GRANT ALL ON *.* TO 'packata_ro'@'%'",

@@ -12,7 +12,8 @@ from packata_sql.compiler import CatalogPlan
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
 from packata_sql.drift import Classification, baseline_of, classify
-from packata_sql.facts import ColumnFact, find, logical_compatible, physical_matches
+from packata_sql.facts import ColumnFact, logical_compatible, physical_matches
+from packata_sql.names import find_column
 
 
 @dataclass(frozen=True)
@@ -30,14 +31,21 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     constraint = plan.constraint
     if constraint.kind == "drift":
         return _drift(plan, facts, dialect)
-    if constraint.kind == "present":  # one column, or every field a policy requires
-        missing = [c for c in constraint.columns if find(facts, c, dialect) is None]
-        if len(constraint.columns) > 1 and missing:
-            return Answer(False, tuple(f"the column {c} to exist" for c in missing))
-        return Answer(False, ("the column to exist",)) if missing else Answer(True)
-    fact = find(facts, constraint.columns[0], dialect)
+    by_name = {f.name: f for f in facts}
+
+    def fact_of(column: str) -> ColumnFact | None:
+        name = find_column(dialect, by_name, column, exact=plan.rule.target.exact_property)
+        return by_name.get(name) if name is not None else None
+
+    if constraint.kind == "present" and len(constraint.columns) > 1:  # a policy's fields
+        missing = [c for c in constraint.columns if fact_of(c) is None]
+        return Answer(False, tuple(f"the column {c} to exist" for c in missing)) if missing \
+            else Answer(True)
+    fact = fact_of(constraint.columns[0])
     if fact is None:  # every catalog check of a declared column includes its presence
         return Answer(False, ("the column to exist",))
+    if constraint.kind == "present":
+        return Answer(True)
     if constraint.kind == "logicalType":
         declared = str(constraint.argument("logicalType"))
         compatible = logical_compatible(declared, fact, dialect)

@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="classify drift from a `schema snapshot` file")
     check.add_argument("--drift", action="append", default=[], metavar="CHANGE=LEVEL",
                        help="override a drift classification, e.g. field-removed=warning")
+    check.add_argument("--accept-unexecutable", action="store_true",
+                       help="report text rules and custom rules for other tools as skipped "
+                            "without keeping the run incomplete")
     check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                        help="a value for {param:NAME} in SQL rules (types: int, decimal, "
                             "string, bool, date; inferred when omitted)")
@@ -138,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"packata-sql: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # before the run started (loading, compiling): nothing to report
+        from packata_sql.report import EXIT_INTERRUPTED
+
+        print("packata-sql: interrupted before a report was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as error:  # a bug: say so without the message, which may hold data
         if os.environ.get("PACKATA_SQL_DEBUG") == "1":
             raise

@@ -61,6 +61,7 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
         show_sql=args.show_sql, settings=settings, parameters=parameters,
+        accept_unexecutable=getattr(args, "accept_unexecutable", False),
     )
     report = run(contract, compiled, endpoint, options)
     return replace(report, declaration=dict(contract.declaration))

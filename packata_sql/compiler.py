@@ -30,6 +30,10 @@ from packata_sql.contracts.model import (
 from packata_sql.dialects import Dialect
 from packata_sql.template import bind
 
+#: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
+#: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
+NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported"})
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -260,7 +264,7 @@ def _compile_sql(
     target = rule.target
     segments = (*prefix, target.physical_object) if target.physical_object else None
     column = None if target.nested else target.physical_property
-    bound, problems = bind(definition.query, dialect, segments, column)
+    bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
     findings = [site.finding(p.code, p.message) for p in problems]
     if bound is None:
         return None, findings
@@ -270,3 +274,14 @@ def _compile_sql(
             "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
         )]
     return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
+           column: str | None) -> SqlPlan | None:
+    """The authored query bound again with `{object}` and `{property}` naming what the engine
+    reads for names that do not exist as written."""
+    definition = plan.rule.definition
+    if not isinstance(definition, Sql):
+        return None
+    bound, _ = bind(definition.query, dialect, segments, column)
+    return None if bound is None else SqlPlan(plan.rule, bound.sql, bound.parameters)

@@ -39,6 +39,11 @@ class Endpoint:
     server: str | None = None  # the contract server's name, for messages
 
     @property
+    def declared_schema(self) -> str | None:
+        """The schema unqualified names should resolve in (the last prefix segment), if any."""
+        return self.schema[-1] if self.schema else None
+
+    @property
     def in_memory(self) -> bool:
         return self.database == MEMORY
 
@@ -50,7 +55,7 @@ class Endpoint:
 
 
 def parse_url(url: str) -> Endpoint:
-    """`duckdb:///rel.duckdb`, `duckdb:////abs.duckdb`, `sqlite:///f.db`,
+    """`duckdb:///rel.duckdb`, `duckdb:////abs.duckdb?schema=s`, `sqlite:///f.db`,
     `postgresql://user:password@host:5432/db?schema=s`, `mysql://user@host/db`."""
     scheme, separator, _ = url.partition("://")
     engine = _SCHEMES.get(scheme.split("+", 1)[0].lower())
@@ -63,14 +68,16 @@ def parse_url(url: str) -> Endpoint:
         port = parts.port
     except ValueError:
         raise EndpointError(f"the {engine} URL is malformed") from None
+    query = parse_qs(parts.query)
+    schema = query.get("schema", [""])[0]
     if engine in FILE_ENGINES:
         if parts.netloc:
             raise EndpointError("a file database URL has no host: write duckdb:///path/to/file")
         path = unquote(parts.path)
         database = path[1:] if path.startswith("/") else path
-        return Endpoint(engine, database or MEMORY)
-    query = parse_qs(parts.query)
-    schema = query.get("schema", [""])[0]
+        # DuckDB has schemas; SQLite's only namespaces are attached databases.
+        prefix = (schema,) if schema and engine == "duckdb" else ()
+        return Endpoint(engine, database or MEMORY, prefix)
     return Endpoint(
         engine,
         unquote(parts.path.lstrip("/")),

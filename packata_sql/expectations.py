@@ -229,6 +229,12 @@ def verdict(expectations: tuple[Expectation, ...], value: Fraction | bool) -> Ve
     return Verdict("failed", failed) if failed else Verdict("passed")
 
 
+def expects_boolean(expectations: tuple[Expectation, ...]) -> bool:
+    """The rule wants a truth value: every operand is a boolean, or there is no expectation
+    (a measurement without one is judged only as a boolean, SEMANTICS 2.6)."""
+    return all(isinstance(item.operand, bool) for item in expectations)
+
+
 def describe(expectation: Expectation) -> str:
     """The requirement as users read it: `> 10`, `in (0, 100)`, `not in [1, 5]`."""
     operand = expectation.operand

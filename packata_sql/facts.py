@@ -4,7 +4,6 @@ declared logicalType, is it the declared physicalType."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlglot.expressions as exp
@@ -32,11 +31,6 @@ class ColumnFact:
     native_type: str
     family: Family
     nullable: bool | None  # None when the catalog does not say
-
-
-def find(facts: Sequence[ColumnFact], name: str, dialect: Dialect) -> ColumnFact | None:
-    exact = next((f for f in facts if f.name == name), None)
-    return exact or next((f for f in facts if dialect.same_name(f.name, name)), None)
 
 
 def parsed_type(native: str, dialect: Dialect) -> exp.DataType | None:

@@ -9,6 +9,8 @@ import datetime
 import re
 from decimal import Decimal, InvalidOperation
 
+from packata_sql.values import beyond_limits
+
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _INT = re.compile(r"^[-+]?\d+$")
 _DECIMAL = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
@@ -50,10 +52,11 @@ def _infer(raw: str) -> str:
 
 
 def _typed(raw: str, kind: str) -> Value:
-    if kind == "int":
-        return int(raw)
-    if kind == "decimal":
-        return Decimal(raw)
+    if kind in ("int", "decimal"):
+        number = int(raw) if kind == "int" else Decimal(raw)
+        if beyond_limits(number):  # 1e999999999 would hang exact arithmetic and the drivers
+            raise ValueError(raw)
+        return number
     if kind == "bool":
         if raw not in ("true", "false"):
             raise ValueError(raw)

@@ -55,6 +55,9 @@ class RuleResult:
     sql: str | None = None
     #: Schema drift: every change (field, change, classification, before, after), bounded.
     changes: tuple[dict[str, str | None], ...] = ()
+    #: Skipped because it is not executable by design (a text rule, a custom rule for
+    #: another tool), not because something went wrong.
+    descriptive: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,29 @@ class Report:
     settings: dict[str, str] = field(default_factory=dict)
     #: Why no session could be opened (a safe message), when that happened.
     connection_problem: str | None = None
+    #: The schema unqualified names resolved in during the run (None when not connected).
+    schema: str | None = None
+    #: Descriptive rules were accepted unexecuted (`--accept-unexecutable` or the contract).
+    accept_unexecutable: bool = False
     #: What the declaration says of itself (format, policy version, SHA-256), when it does.
     declaration: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
-        return all(r.status in (Status.PASSED, Status.FAILED) for r in self.results)
+        return all(r.status in (Status.PASSED, Status.FAILED) or self._accepted(r)
+                   for r in self.results)
+
+    def _accepted(self, result: RuleResult) -> bool:
+        return self.accept_unexecutable and result.descriptive and result.status is Status.SKIPPED
+
+    @property
+    def descriptive_only(self) -> int:
+        """Rules that describe quality and were not executed (accepted or not)."""
+        return sum(1 for r in self.results if r.descriptive and r.status is Status.SKIPPED)
+
+    @property
+    def accepted_unexecuted(self) -> int:
+        return sum(1 for r in self.results if self._accepted(r))
 
     @property
     def outcome(self) -> Outcome:

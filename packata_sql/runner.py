@@ -2,31 +2,43 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from packata_sql.catalog_checks import answer
-from packata_sql.compiler import AnyPlan, CatalogPlan, Compiled, Plan, SqlPlan
-from packata_sql.contracts.model import Contract, Rule
+from packata_sql.compiler import (
+    NOT_EXECUTABLE_BY_DESIGN,
+    AnyPlan,
+    CatalogPlan,
+    Compiled,
+    Plan,
+    SqlPlan,
+    rebind,
+)
+from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
-from packata_sql.expectations import verdict
+from packata_sql.expectations import expects_boolean, verdict
+from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import Scan, build_scan
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
-from packata_sql.values import NotExact, measured_value
+from packata_sql.values import NotExact, measured_value, truth_value
 
 DEFAULT_TIMEOUT_S = 300.0
+T = TypeVar("T")
 _DIAGNOSTICS = {
     "missing-column": "the property's column does not exist in the object",
     "type-mismatch": "the column's type cannot be compared with the rule's values without a cast",
     "timeout": "the measurement ran past the per-rule timeout and was cancelled",
     "budget-exhausted": "the run's time budget was used up before this rule finished",
     "zero-rows": "the object has no rows, so a percentage has no denominator",
-    "no-expectation": "the rule declares no expectation for a numeric measurement",
+    "no-expectation": "the rule declares no expectation (no 'mustBe…' key) for a numeric "
+                      "measurement",
     "not-a-number": "the measurement is not a finite number or a boolean",
     "null-result": "the measurement is NULL",
     "cancelled": "the run was interrupted before this rule finished",
@@ -35,6 +47,8 @@ _DIAGNOSTICS = {
     "no-rows": "the query returned no row; a rule needs exactly one cell",
     "several-rows": "the query returned more than one row; a rule needs exactly one cell",
 }
+
+_SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
 
 
 @dataclass(frozen=True)
@@ -45,11 +59,12 @@ class RunOptions:
     show_sql: bool = False
     parameters: dict[str, object] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
+    accept_unexecutable: bool = False
 
 
-def diagnostic(code: str, provider_code: str | None = None) -> Diagnostic:
-    return Diagnostic(code, _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code)),
-                      provider_code)
+def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
+    message = _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
+    return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
 
 
 def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
@@ -63,6 +78,10 @@ class _Run:
     clock: Callable[[], float]
     started: float
     results: dict[str, RuleResult] = field(default_factory=dict)
+    prefix: tuple[str, ...] = ()
+    #: Objects found under the engine's unquoted reading of their name, and the notes saying so.
+    renamed: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    notes: list[Finding] = field(default_factory=list)
 
     def remaining(self) -> float:
         if self.options.budget_s is None:
@@ -74,10 +93,11 @@ class _Run:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
     def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
-               provider_code: str | None = None) -> None:
+               provider_code: str | None = None, detail: str | None = None) -> None:
         for plan in plans:
             self.results.setdefault(plan.rule.key, _result(
-                plan.rule, status, unit=plan.rule.unit, diagnostic=diagnostic(code, provider_code)
+                plan.rule, status, unit=plan.rule.unit,
+                diagnostic=diagnostic(code, provider_code, detail),
             ))
 
 
@@ -89,12 +109,13 @@ def run(
     *,
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
-    state = _Run(options, clock, clock())
+    state = _Run(options, clock, clock(), prefix=endpoint.schema)
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = _result(
             rule, Status.SKIPPED, unit=rule.unit,
             diagnostic=Diagnostic(finding.code, finding.message),
+            descriptive=finding.code in NOT_EXECUTABLE_BY_DESIGN,
         )
     everything = compiled.ordered
     interrupted = False
@@ -125,8 +146,13 @@ def run(
             session.close()
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
-    return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, dict(options.settings), connection_problem)
+    accept = options.accept_unexecutable or contract.accept_unexecutable
+    settings = {**options.settings, **({"accept_unexecutable": "true"} if accept else {})}
+    return Report(contract.path, endpoint.describe(), read_only, ordered,
+                  (*compiled.findings, *state.notes),
+                  interrupted, settings, connection_problem,
+                  schema=session.schema if session is not None else None,
+                  accept_unexecutable=accept)
 
 
 @dataclass
@@ -173,10 +199,14 @@ def _run_catalog(state: _Run, session: Session, unit: _Object) -> None:
     if state.remaining() <= 0:
         state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
         return
+    exact = any(plan.rule.target.exact_object for plan in unit.catalog)
     try:
-        facts = session.column_facts(unit.segments)
+        _, facts = _probe(state, session, unit.segments, exact, unit.catalog[0].rule,
+                          session.column_facts)
     except ProviderError as error:
-        state.settle(unit.catalog, Status.ERROR, error.category, error.code)
+        hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
+            else None
+        state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
         return
     except Interrupted:
         state.settle(unit.catalog, Status.INCONCLUSIVE, _limit_code(state))
@@ -196,23 +226,27 @@ def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],
     if state.remaining() <= 0:
         state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
         return
+    exact = any(plan.rule.target.exact_object for plan in plans)
     try:
-        columns = session.columns(segments)
+        segments, columns = _probe(state, session, segments, exact, plans[0].rule,
+                                   session.columns)
     except ProviderError as error:
-        state.settle(plans, Status.ERROR, error.category, error.code)
+        hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
     except Interrupted:
         state.settle(plans, Status.INCONCLUSIVE, _limit_code(state))
         return
     runnable = []
     for plan in plans:
-        actual = [_find(session, columns, name) for name in plan.columns]
-        if any(name is None for name in actual):
-            state.settle([plan], Status.INCONCLUSIVE, "missing-column")
+        actual = _plan_columns(state, session, columns, plan)
+        missing = [name for name, found in zip(plan.columns, actual, strict=True) if found is None]
+        if missing:
+            state.settle([plan], Status.INCONCLUSIVE, "missing-column",
+                         detail=closest_hint("column", missing[0], columns))
         else:
-            runnable.append(plan)
-    families = {name: columns[_find(session, columns, name) or name]
-                for plan in runnable for name in plan.columns}
+            runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
+    families = {name: columns[name] for plan in runnable for name in plan.columns}
     scan = build_scan(segments, runnable, session.dialect, families)
     state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
     _measure(state, session, scan, families)
@@ -251,10 +285,53 @@ def _limit_code(state: _Run) -> str:
     return "budget-exhausted" if state.budget_bound() else "timeout"
 
 
-def _find(session: Session, columns: dict[str, Any], name: str) -> str | None:
-    if name in columns:
-        return name
-    return next((c for c in columns if session.dialect.same_name(c, name)), None)
+def _probe(state: _Run, session: Session, segments: tuple[str, ...], exact: bool,
+           rule: Rule, read: Callable[[tuple[str, ...]], T]) -> tuple[tuple[str, ...], T]:
+    """The object's columns (`read`: the session's column probe, or its column facts); a
+    missing name without physicalName is tried again as the engine reads it unquoted (issue
+    10.3), and the report says so."""
+    try:
+        return segments, read(segments)
+    except ProviderError as error:
+        folded = unquoted_reading(session.dialect, segments[-1], exact=exact)
+        if error.category != "missing-object" or folded is None:
+            raise
+        other = (*segments[:-1], folded)
+        try:
+            columns = read(other)
+        except ProviderError:
+            raise error from None
+        state.renamed[segments] = other
+        note = resolved_note("object", segments[-1], folded, session.dialect,
+                             f"schema[{rule.target.object_name}]")
+        if note not in state.notes:
+            state.notes.append(note)
+        return other, columns
+
+
+def _object_hint(session: Session, segments: tuple[str, ...]) -> str | None:
+    try:
+        visible = session.objects(segments[-2] if len(segments) > 1 else None)
+    except (ProviderError, Interrupted):
+        return None
+    return closest_hint("object", segments[-1], visible)
+
+
+def _plan_columns(state: _Run, session: Session, columns: dict[str, Family],
+                  plan: Plan) -> list[str | None]:
+    """Each column of the plan as the object names it (None when it has none)."""
+    target = plan.rule.target
+    found: list[str | None] = []
+    for name in plan.columns:
+        exact = target.exact_property and name == target.physical_property
+        actual = find_column(session.dialect, columns, name, exact=exact)
+        if actual is not None and actual != name and not session.dialect.same_name(actual, name):
+            note = resolved_note("property", name, actual, session.dialect,
+                                 f"schema[{target.object_name}].properties[{name}]")
+            if note not in state.notes:
+                state.notes.append(note)
+        found.append(actual)
+    return found
 
 
 def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: bool,
@@ -278,16 +355,19 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
             return _result(rule, Status.INCONCLUSIVE, evidence=evidence,
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
-    return _judged(rule, value, evidence=evidence, **common)
+    return _judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
 
 
-def _judged(rule: Rule, value: Fraction | bool, **fields: Any) -> RuleResult:
-    """The verdict of a rule's expectations on its measured value."""
+def _judged(rule: Rule, value: Fraction | bool, *, hint: str = _SQL_HINT,
+            **fields: Any) -> RuleResult:
+    """The verdict of a rule's expectations on its measured value; a rule without any is
+    told which key to add."""
     judged = verdict(rule.expectations, value)
-    return _result(
-        rule, Status(judged.status), value=value, failed=judged.failed,
-        diagnostic=diagnostic(judged.diagnostic) if judged.diagnostic else None, **fields,
-    )
+    found = diagnostic(judged.diagnostic) if judged.diagnostic else None
+    if found is not None and found.code == "no-expectation":
+        found = Diagnostic(found.code, f"{found.message}: add one, e.g. {hint}")
+    return _result(rule, Status(judged.status), value=value, failed=judged.failed,
+                   diagnostic=found, **fields)
 
 
 def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
@@ -303,6 +383,10 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         state.settle([plan], Status.INCONCLUSIVE, _limit_code(state))
         return
     except ProviderError as error:
+        again = _rebound(state, session, plan) if error.category == "missing-object" else None
+        if again is not None:
+            _run_sql(state, session, again)
+            return
         state.settle([plan], Status.ERROR, error.category, error.code)
         return
     elapsed = int((state.clock() - started) * 1000)
@@ -325,7 +409,36 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         state.results[rule.key] = _result(rule, Status.INCONCLUSIVE,
                                           diagnostic=diagnostic("not-a-number"), **common)
         return
+    value = truth_value(value, boolean_valued=result.boolean_valued,
+                        wants_boolean=expects_boolean(rule.expectations))
     state.results[rule.key] = _judged(rule, value, **common)
+
+
+def _rebound(state: _Run, session: Session, plan: SqlPlan) -> SqlPlan | None:
+    """The query bound to the engine's unquoted reading of its object's name, when that name
+    is missing as written and the reading exists; None otherwise."""
+    target = plan.rule.target
+    if not target.physical_object or target.exact_object:
+        return None
+    segments = (*state.prefix, target.physical_object)
+    if segments not in state.renamed:
+        try:
+            _probe(state, session, segments, False, plan.rule, session.columns)
+        except (ProviderError, Interrupted):
+            return None
+    other = state.renamed.get(segments)
+    if other is None:
+        return None
+    column = None if target.nested else target.physical_property
+    if column is not None:
+        try:
+            columns = session.columns(other)
+        except (ProviderError, Interrupted):
+            return None
+        column = find_column(session.dialect, columns, column, exact=target.exact_property) \
+            or column
+    again = rebind(plan, session.dialect, other, column)
+    return again if again is not None and again.sql != plan.sql else None
 
 
 def _shape_problem(width: int, rows: int) -> str | None:

@@ -35,6 +35,9 @@ class Result:
 
     width: int
     rows: Rows
+    #: The engine reports the column as the value of a boolean expression although the cell
+    #: holds an integer 0/1 (MySQL/MariaDB comparisons; SQLite, which has no boolean type).
+    boolean_valued: bool = False
 
 
 class ProviderError(Exception):
@@ -45,6 +48,7 @@ class ProviderError(Exception):
         "authentication-failed": "the server refused the login (wrong user or password)",
         "connection-lost": "the connection to the database was lost during the measurement",
         "missing-object": "the object does not exist or cannot be read",
+        "missing-schema": "the declared schema does not exist or cannot be read",
         "permission-denied": "the read-only session refused the statement",
         "provider-error": "the database reported an error while measuring",
         "refused": "the connection would not be read-only",
@@ -75,10 +79,14 @@ class Interrupted(Exception):
 class Session(Protocol):
     dialect: Dialect
     read_only: str
+    #: The schema unqualified names resolve in, for library and authored SQL alike.
+    schema: str | None
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]: ...
+
+    def objects(self, schema: str | None) -> list[str]: ...
 
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
 
@@ -117,6 +125,7 @@ class TimedSession:
 
     dialect: Dialect
     read_only: str
+    schema: str | None = None
     #: Whether authored SQL may run: the read-only guarantee holds for arbitrary statements.
     authored_allowed: bool = True
     #: A statement that ignored its interruption still holds the connection.
@@ -162,6 +171,14 @@ class TimedSession:
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         return self._timed(lambda: self._facts(segments), 60.0)
+
+    def objects(self, schema: str | None) -> list[str]:
+        """The tables and views the session may read in `schema` (None: its current one), for
+        a hint when an object is missing."""
+        return self._timed(lambda: self._objects(schema), 60.0)
+
+    def _objects(self, schema: str | None) -> list[str]:
+        raise NotImplementedError
 
     def _stop(self, finished: threading.Event) -> None:
         self._interrupt()

@@ -1,10 +1,6 @@
 """Authored SQL binding: placeholders are replaced in code only, never inside strings,
-quoted identifiers, comments or dollar quotes (SEMANTICS 4).
-
-A hand-written scanner per dialect (rules in `dialects/`), not sqlglot's tokenizer: sqlglot
-swallows text after command keywords, treats `{# … #}` and MySQL `/*! … */` as comments, and
-accepts SQLite `[a]]b]`. Work is done on offsets; the output is the original text with only the
-placeholder spans replaced.
+quoted identifiers, comments or dollar quotes (SEMANTICS 4). The text is split by the dialect's
+lexer (`scanner`); the output is the original text with only the placeholder spans replaced.
 """
 
 from __future__ import annotations
@@ -14,38 +10,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from packata_sql.dialects import Dialect
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.scanner import (
+    CODE,
+    DOLLAR,
+    EXECUTABLE_COMMENT,
+    IDENTIFIER,
+    STRING,
+    LexicalError,
+    Region,
+    executable_body,
+    scan,
+)
+from packata_sql.side_effects import denied
 
-CODE = "code"
-STRING = "string"
-IDENTIFIER = "identifier"
-LINE_COMMENT = "line-comment"
-BLOCK_COMMENT = "block-comment"
-EXECUTABLE_COMMENT = "executable-comment"
-DOLLAR = "dollar-quote"
-
-OBJECT_NAMES = frozenset({"object", "table"})
-PROPERTY_NAMES = frozenset({"property", "column"})
-PLACEHOLDER = re.compile(r"\$?\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_][A-Za-z0-9_]*))?\}")
-# Non-ASCII is written `[^\x00-\x7f]`: the range `\u0080-\U0010ffff` compiles 50x slower, at every start.
-_DOLLAR_TAG = re.compile(r"\$(?:(?:[A-Za-z_]|[^\x00-\x7f])(?:[A-Za-z0-9_]|[^\x00-\x7f])*)?\$")
-_IDENT_CHAR = re.compile(r"[A-Za-z0-9_$]|[^\x00-\x7f]")
-_DASH_FOLLOWERS = " \t\n\r\f\v"
-
-
-@dataclass(frozen=True)
-class Region:
-    kind: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class LexicalError(Exception):
-    """A region that never ends: the text cannot be split safely."""
-
-    code: str
-    offset: int
+#: Each accepted spelling (`{x}` or `${x}`), with the spellings of datacontract-cli contracts.
+OBJECT_NAMES = frozenset({"object", "table", "model"})
+PROPERTY_NAMES = frozenset({"property", "column", "field"})
+SCHEMA_NAMES = frozenset({"schema"})
+#: datacontract-cli placeholders that name server settings packata-sql does not read.
+FOREIGN_NAMES = frozenset({"dataset", "project", "catalog", "database"})
+# `{schema}.` right before an object placeholder qualifies it (datacontract-cli's
+# `{schema}.{model}`): the pair is one match, so it is not qualified twice.
+PLACEHOLDER = re.compile(
+    r"(?P<qualifier>\$?\{schema\}\.(?=\$?\{(?:object|table|model)\}))?"
+    r"\$?\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<argument>[A-Za-z_][A-Za-z0-9_]*))?\}"
+)
 
 
 @dataclass(frozen=True)
@@ -62,117 +51,6 @@ class Bound:
     parameters: tuple[str, ...]  # parameter names, in marker order
 
 
-def scan(text: str, rules: LexicalRules) -> list[Region]:
-    """Splits `text` into regions; raises LexicalError for an unterminated one."""
-    regions: list[Region] = []
-    code_start = 0
-    index = 0
-    length = len(text)
-    while index < length:
-        found = _region_at(text, index, rules)
-        if found is None:
-            index += 1
-            continue
-        if code_start < found.start:
-            regions.append(Region(CODE, code_start, found.start))
-        regions.append(found)
-        index = code_start = found.end
-    if code_start < length:
-        regions.append(Region(CODE, code_start, length))
-    return regions
-
-
-def _region_at(text: str, index: int, rules: LexicalRules) -> Region | None:
-    char = text[index]
-    following = text[index + 1] if index + 1 < len(text) else ""
-    if char == "-" and following == "-" and (
-        not rules.dash_comment_needs_space or index + 2 >= len(text)
-        or text[index + 2] in _DASH_FOLLOWERS
-    ):
-        return Region(LINE_COMMENT, index, _line_end(text, index, rules))
-    if char == "#" and rules.hash_comments:
-        return Region(LINE_COMMENT, index, _line_end(text, index, rules))
-    if char == "/" and following == "*":
-        kind = EXECUTABLE_COMMENT if rules.executable_comments and text.startswith("!", index + 2) \
-            else BLOCK_COMMENT
-        return Region(kind, index, _block_end(text, index, rules))
-    if char in rules.strings:
-        return Region(STRING, index, _quoted_end(text, index, char, rules.strings[char], STRING))
-    if char in rules.identifiers:
-        closer = rules.identifiers[char]
-        doubled = char not in rules.undoubled_identifiers
-        return Region(IDENTIFIER, index, _identifier_end(text, index, closer, doubled))
-    if char in rules.escape_string_prefixes and following == "'" and not _after_word(text, index):
-        end = _quoted_end(text, index + 1, "'", True, STRING)
-        return Region(STRING, index + 1, end)
-    if char == "$" and rules.dollar_quotes and not _after_word(text, index):
-        tag = _DOLLAR_TAG.match(text, index)
-        if tag is not None:
-            close = text.find(tag.group(0), tag.end())
-            if close < 0:
-                raise LexicalError("unterminated-dollar-quote", index)
-            return Region(DOLLAR, index, close + len(tag.group(0)))
-    return None
-
-
-def _after_word(text: str, index: int) -> bool:
-    return index > 0 and _IDENT_CHAR.match(text[index - 1]) is not None
-
-
-def _line_end(text: str, index: int, rules: LexicalRules) -> int:
-    ends = [text.find("\n", index)]
-    if rules.cr_ends_line_comment:
-        ends.append(text.find("\r", index))
-    found = [e for e in ends if e >= 0]
-    return min(found) if found else len(text)
-
-
-def _block_end(text: str, index: int, rules: LexicalRules) -> int:
-    depth = 0
-    position = index
-    while position < len(text) - 1:
-        pair = text[position:position + 2]
-        if pair == "/*" and (depth == 0 or rules.nested_block_comments):
-            depth += 1
-            position += 2
-        elif pair == "*/":
-            depth -= 1
-            position += 2
-            if depth == 0:
-                return position
-        else:
-            position += 1
-    raise LexicalError("unterminated-comment", index)
-
-
-def _quoted_end(text: str, index: int, quote: str, backslash: bool, kind: str) -> int:
-    position = index + 1
-    while position < len(text):
-        char = text[position]
-        if backslash and char == "\\":
-            position += 2
-            continue
-        if char == quote:
-            if text.startswith(quote, position + 1):
-                position += 2
-                continue
-            return position + 1
-        position += 1
-    raise LexicalError("unterminated-string", index)
-
-
-def _identifier_end(text: str, index: int, closer: str, doubled: bool) -> int:
-    position = index + 1
-    while position < len(text):
-        if text[position] == closer:
-            if doubled and text.startswith(closer, position + 1):
-                position += 2
-                continue
-            return position + 1
-        position += 1
-    raise LexicalError("unterminated-identifier", index)
-
-
 _LEXICAL_MESSAGES = {
     "unterminated-string": "a string literal is not terminated",
     "unterminated-identifier": "a quoted identifier is not terminated",
@@ -181,35 +59,41 @@ _LEXICAL_MESSAGES = {
 }
 
 
+@dataclass(frozen=True)
+class Names:
+    """What the placeholders stand for in one rule."""
+
+    object_segments: Sequence[str] | None  # already led by the declared schema, if any
+    property_name: str | None
+    schema: Sequence[str] = ()  # the declared schema (server `schema` or URL `?schema=`)
+
+
 def bind(
     text: str,
     dialect: Dialect,
     object_segments: Sequence[str] | None,
     property_name: str | None,
+    schema: Sequence[str] = (),
 ) -> tuple[Bound | None, list[Problem]]:
     """Replaces placeholders in code regions; returns the bound SQL or the problems found."""
     try:
         regions = scan(text, dialect.lexical)
+        problems = _refusals(text, regions, dialect)
     except LexicalError as error:
         return None, [Problem(error.code, _LEXICAL_MESSAGES[error.code])]
-    problems: list[Problem] = []
+    names = Names(object_segments, property_name, schema)
     pieces: list[str] = []
     parameters: list[str] = []
     ended = False  # a `;` has been seen in code: anything but blanks and comments after it is extra
     for region in regions:
         chunk = text[region.start:region.end]
-        if region.kind == EXECUTABLE_COMMENT and PLACEHOLDER.search(chunk):
-            problems.append(Problem(
-                "placeholder-in-executable-comment",
-                "a placeholder inside /*! … */, which MySQL executes, is not replaced",
-            ))
         if region.kind == CODE:
             _, semicolon, tail = chunk.partition(";")
             if (ended and chunk.strip(_BLANKS)) or (semicolon and tail.strip(_BLANKS)):
                 problems.append(_several_statements())
             ended = ended or bool(semicolon)
-            chunk = _bind_code(chunk, dialect, object_segments, property_name, parameters, problems)
-        elif region.kind in (STRING, IDENTIFIER, DOLLAR) and ended:
+            chunk = _bind_code(chunk, dialect, names, parameters, problems)
+        elif region.kind in (STRING, IDENTIFIER, DOLLAR, EXECUTABLE_COMMENT) and ended:
             problems.append(_several_statements())
         pieces.append(chunk)
     if problems:
@@ -224,32 +108,85 @@ def _several_statements() -> Problem:
     return Problem("several-statements", "the query holds more than one statement")
 
 
-def _bind_code(chunk: str, dialect: Dialect, object_segments: Sequence[str] | None,
-               property_name: str | None, parameters: list[str], problems: list[Problem]) -> str:
+def _refusals(text: str, regions: list[Region], dialect: Dialect) -> list[Problem]:
+    """Executed comments that hold placeholders or `;`, and denied calls or statements."""
+    problems: list[Problem] = []
+    for region in regions:
+        if region.kind != EXECUTABLE_COMMENT:
+            continue
+        if PLACEHOLDER.search(text, region.start, region.end):
+            problems.append(Problem(
+                "placeholder-in-executable-comment",
+                "a placeholder inside /*! … */ or /*M! … */, which MySQL/MariaDB execute, "
+                "is not replaced",
+            ))
+        start, end = executable_body(text, region)
+        body = text[start:end]
+        if any(r.kind == CODE and ";" in body[r.start:r.end] for r in scan(body, dialect.lexical)):
+            problems.append(Problem(
+                "semicolon-in-executable-comment",
+                "a ';' inside /*! … */ or /*M! … */, which MySQL/MariaDB execute, "
+                "starts another statement",
+            ))
+    for hit in denied(text, regions, dialect.lexical, dialect.deny):
+        what = f"calls {hit.name}()" if hit.kind == "function" else f"runs {hit.name}"
+        problems.append(Problem(
+            f"denied-{hit.kind}",
+            f"the query {what}, which acts beyond reading (other sessions, locks, settings, "
+            f"sequences, files, network or time) and is refused in authored SQL for "
+            f"{dialect.name}",
+        ))
+    return problems
+
+
+def _bind_code(chunk: str, dialect: Dialect, names: Names, parameters: list[str],
+               problems: list[Problem]) -> str:
     def replace(match: re.Match[str]) -> str:
-        name, argument = match.group(1), match.group(2)
+        name, argument = match.group("name"), match.group("argument")
+        if match.group("qualifier") and not names.schema:
+            problems.append(_unresolved("schema", names) or _unknown("schema"))
+            return match.group(0)
         if name == "param" and argument:
             parameters.append(argument)
             return _MARKER
+        problem = _unresolved(name, names) if argument is None else None
+        if problem is not None:
+            problems.append(problem)
+            return match.group(0)
         if argument is None and name in OBJECT_NAMES:
-            if object_segments is None:
-                problems.append(Problem("unresolved-object", "the rule's object has no name"))
-                return match.group(0)
-            return dialect.quote_path(object_segments)
+            return dialect.quote_path(names.object_segments or ())
         if argument is None and name in PROPERTY_NAMES:
-            if property_name is None:
-                problems.append(Problem(
-                    "property-placeholder-without-property",
-                    f"'{{{name}}}' is used in a rule that is not declared on a property",
-                ))
-                return match.group(0)
-            return dialect.quote_identifier(property_name)
-        problems.append(Problem("unknown-placeholder",
-                                f"unknown placeholder '{{{name}}}' (use {{object}}, {{property}} "
-                                "or {param:NAME})"))
+            return dialect.quote_identifier(names.property_name or "")
+        if argument is None and name in SCHEMA_NAMES:
+            return dialect.quote_path(names.schema)
+        problems.append(_unknown(name))
         return match.group(0)
 
     return PLACEHOLDER.sub(replace, chunk)
+
+
+def _unresolved(name: str, names: Names) -> Problem | None:
+    """Why a known placeholder has nothing to stand for in this rule, or None."""
+    if name in OBJECT_NAMES and names.object_segments is None:
+        return Problem("unresolved-object", "the rule's object has no name")
+    if name in PROPERTY_NAMES and names.property_name is None:
+        return Problem("property-placeholder-without-property",
+                       f"'{{{name}}}' is used in a rule that is not declared on a property")
+    if name in SCHEMA_NAMES and not names.schema:
+        return Problem("schema-placeholder-without-schema",
+                       f"'{{{name}}}' is used but no schema is declared: set the server's "
+                       "'schema' or add ?schema= to the URL")
+    return None
+
+
+def _unknown(name: str) -> Problem:
+    if name in FOREIGN_NAMES:
+        return Problem("unknown-placeholder",
+                       f"'{{{name}}}' is a datacontract-cli placeholder packata-sql does not "
+                       "resolve: write the name, or use {object} or {schema}")
+    return Problem("unknown-placeholder",
+                   f"unknown placeholder '{{{name}}}' (use {{object}}, {{property}}, {{schema}} "
+                   "or {param:NAME})")
 
 
 # A marker that cannot occur in SQL text, swapped for the driver's marker after `%` escaping.

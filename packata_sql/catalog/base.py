@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
+from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
 
 UNITS = ("rows", "percent")
@@ -133,6 +133,8 @@ class MetricHandler:
     property_scope: bool = True
     percent: bool = True
     arguments: frozenset[str] = frozenset()
+    #: The expectation a rule without one most likely means, offered in its diagnostic.
+    threshold_hint: str = "'mustBe: 0'"
 
     def validate(self, rule: Rule, library: Library, schema: SchemaObject | None,
                  site: Site) -> list[Finding]:
@@ -190,6 +192,17 @@ def check_members(values: object, argument: str, logical_type: str | None, site:
             findings.append(site.finding(
                 "member-type-mismatch",
                 f"'{metric}.{argument}[{position}]' is {kind.value}, which a "
-                f"'{logical_type}' property cannot hold; members are compared without casts",
+                f"'{logical_type}' property cannot hold: it matches no cell (members are "
+                "compared without casts)",
+                Level.WARNING,
             ))
     return findings
+
+
+def held_members(members: tuple[object, ...], logical_type: str | None) -> tuple[object, ...]:
+    """The members a property of the declared logical type can hold (NULL always): the others
+    match no cell on any engine, whatever a dynamically typed engine stores."""
+    declared = logical_family(logical_type)
+    if declared is None:
+        return members
+    return tuple(m for m in members if m is None or member_family(m) in _HOLDS[declared])

@@ -13,6 +13,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.catalog.base import MeasureContext, TypeMismatch, check_members, logical_family
+from packata_sql.catalog.metrics import engine_pattern_findings
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Constraint, Finding, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family, number_literal
@@ -63,6 +64,8 @@ class ConstraintHandler:
     """One constraint kind: what it accepts and its count of violating rows."""
 
     kind = ""
+    #: What a rule without expectations is told to add (constraints always have one).
+    threshold_hint: str = "'mustBe: 0'"
 
     def __init__(self, kind: str | None = None) -> None:
         if kind is not None:
@@ -169,9 +172,7 @@ class Pattern(ConstraintHandler):
 
     def dialect_findings(self, constraint: Constraint, dialect: Dialect,
                          site: Site) -> list[Finding]:
-        pattern = self._pattern(constraint)
-        problem = dialect.pattern_problem(pattern) if isinstance(pattern, str) else None
-        return [site.finding("unsupported-pattern", problem)] if problem else []
+        return engine_pattern_findings(self._pattern(constraint), dialect, site)
 
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:

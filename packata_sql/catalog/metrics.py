@@ -10,9 +10,10 @@ from packata_sql.catalog.base import (
     MetricHandler,
     TypeMismatch,
     check_members,
+    held_members,
     logical_family,
 )
-from packata_sql.catalog.patterns import pattern_problem
+from packata_sql.catalog.patterns import backtracking_problem, pattern_problem
 from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.regex import portable
@@ -28,11 +29,23 @@ def _rows() -> exp.Expr:
     return exp.Count(this=exp.Star())
 
 
+def engine_pattern_findings(pattern: object, dialect: Dialect, site: Site) -> list[Finding]:
+    """What the target engine cannot run safely or at all, for a pattern that passed the
+    engine-independent guard (`invalidValues.pattern`, `logicalTypeOptions.pattern`)."""
+    if not isinstance(pattern, str) or pattern_problem(pattern) is not None:
+        return []  # reported once, by the argument check
+    if dialect.regex_backtracks and (unsafe := backtracking_problem(pattern)):
+        return [site.finding("unsafe-pattern", f"{unsafe} ({dialect.name})")]
+    problem = dialect.pattern_problem(pattern)
+    return [site.finding("unsupported-pattern", problem)] if problem else []
+
+
 class RowCount(MetricHandler):
     name = "rowCount"
     object_scope = True
     property_scope = False
     percent = False
+    threshold_hint = "'mustBeGreaterThan: 0' to require rows"
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
@@ -41,6 +54,7 @@ class RowCount(MetricHandler):
 
 class NullValues(MetricHandler):
     name = "nullValues"
+    threshold_hint = "'mustBe: 0' to require no NULL cells (ODCS 3.0 'nullCheck' needs it too)"
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
@@ -50,6 +64,7 @@ class NullValues(MetricHandler):
 class MissingValues(MetricHandler):
     name = "missingValues"
     arguments = frozenset({"missingValues"})
+    threshold_hint = "'mustBe: 0' to require no missing cells"
 
     def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
                         site: Site) -> list[Finding]:
@@ -62,12 +77,14 @@ class MissingValues(MetricHandler):
               columns: tuple[str, ...]) -> exp.Expr:
         members = library.argument("missingValues")
         assert isinstance(members, tuple)
-        return _count_when(context.any_member(columns[0], members))
+        held = held_members(members, rule.target.logical_type)
+        return _count_when(context.any_member(columns[0], held))
 
 
 class InvalidValues(MetricHandler):
     name = "invalidValues"
     arguments = frozenset({"validValues", "pattern"})
+    threshold_hint = "'mustBe: 0' to require no invalid cells"
 
     def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
                         site: Site) -> list[Finding]:
@@ -96,9 +113,7 @@ class InvalidValues(MetricHandler):
         return [site.finding("unsafe-pattern", problem)] if problem else []
 
     def dialect_findings(self, library: Library, dialect: Dialect, site: Site) -> list[Finding]:
-        pattern = library.argument("pattern")
-        problem = dialect.pattern_problem(pattern) if isinstance(pattern, str) else None
-        return [site.finding("unsupported-pattern", problem)] if problem else []
+        return engine_pattern_findings(library.argument("pattern"), dialect, site)
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
@@ -108,7 +123,8 @@ class InvalidValues(MetricHandler):
         if library.has("validValues"):
             members = library.argument("validValues")
             assert isinstance(members, tuple)
-            criteria.append(exp.paren(context.any_member(name, members), copy=False))
+            held = held_members(members, rule.target.logical_type)
+            criteria.append(exp.paren(context.any_member(name, held), copy=False))
         pattern = library.argument("pattern")
         if isinstance(pattern, str):
             if context.family(name) not in (None, Family.TEXT, Family.DYNAMIC):
@@ -133,6 +149,7 @@ class DuplicateValues(MetricHandler):
     name = "duplicateValues"
     object_scope = True
     arguments = frozenset({"properties"})
+    threshold_hint = "'mustBe: 0' to require no duplicates"
 
     def check_arguments(self, rule: Rule, library: Library, schema: SchemaObject | None,
                         site: Site) -> list[Finding]:

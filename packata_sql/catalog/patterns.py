@@ -1,26 +1,57 @@
-"""Guards on `invalidValues.pattern` before any SQL exists (SEMANTICS 3.3)."""
+"""Guards on `invalidValues.pattern` before any SQL exists (SEMANTICS 3.3).
+
+`pattern_problem` applies on every engine (length, syntax, one meaning everywhere).
+`backtracking_problem` applies only where the dialect's matcher backtracks (PCRE, ICU, Java,
+Python `re`): there a loop whose iterations can split a text in more than one way makes the
+matcher try exponentially many splits before it fails (MariaDB stops at PCRE's match limit and
+answers "no match" with only a warning). RE2 and PostgreSQL's engine need no such guard.
+"""
 
 from __future__ import annotations
 
 import re
 import warnings
+from dataclasses import dataclass
 
 from packata_sql.dialects.regex import BRACES, Flavor, NotPortable, class_end, portable
 
 MAX_PATTERN_LENGTH = 200
+_ESCAPE = re.compile(
+    r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|0[0-7]{0,2}"
+    r"|[0-3][0-7]{2}|(?P<backref>[1-9][0-9]?)|.)",
+    re.DOTALL,
+)
+_ZERO_WIDTH_ESCAPES = frozenset("bBAzZG")
+_LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
+_GROUP_OPENINGS = re.compile(r"\(\?(?::|>|P<\w+>|<\w+>|[aiLmsux]*(?:-[imsx]+)?:)|\(")
+_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+_CODE_ESCAPE = re.compile(r"\\[xuUN0-7]")  # may stand for a non-ASCII character
+_MAX_WIDTHS = 64
+# Measured on MariaDB 10.11 (PCRE2): `^(a?){0,16}$` fails in ~10 ms, `^(a?){0,25}$` hits the
+# match limit, and `(a?){0,16}$` unanchored takes ~40 s on 3,000 characters.
+_EMPTY_ITERATIONS = 16  # beyond this many possible widths a node counts as unbounded
 
 
 def pattern_problem(pattern: str) -> str | None:
     """Why a pattern is refused on every engine, or None. Never echoes the pattern."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"the pattern is longer than {MAX_PATTERN_LENGTH} characters"
-    problem = engine_problem(pattern)
-    if problem is not None:
-        return problem
+    try:
+        compile_quietly(pattern)
+    except re.error:
+        return "the pattern is not a valid regular expression"
     try:
         portable(pattern, Flavor.RE2)
     except NotPortable as construct:
         return f"engines read {construct} differently"
+    return None
+
+
+def backtracking_problem(pattern: str) -> str | None:
+    """Why a backtracking matcher could take exponential time on this (valid) pattern."""
+    if catastrophic(pattern):
+        return ("a repeated group can match the same text in several ways "
+                "(catastrophic backtracking on this engine's matcher)")
     return None
 
 
@@ -33,76 +64,325 @@ def engine_problem(pattern: str) -> str | None:
         compile_quietly(pattern)
     except re.error:
         return "the pattern is not a valid regular expression"
-    if catastrophic(pattern):
-        return ("a repeated group contains a variable quantifier or alternation "
-                "(catastrophic backtracking)")
-    return None
+    return backtracking_problem(pattern)
 
 
-def compile_quietly(pattern: str) -> re.Pattern[str]:
+def compile_quietly(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile` without the FutureWarning that `[[` draws (it would reach stderr)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return re.compile(pattern)
+        return re.compile(pattern, flags)
+
+
+@dataclass(frozen=True)
+class _Node:
+    """One atom of a parsed pattern with its quantifier. `atom` is the source of a
+    one-character atom; a group has `branches`; `opaque` marks backreferences and the like,
+    whose width is unknown."""
+
+    atom: str | None = None
+    branches: tuple[tuple[_Node, ...], ...] = ()
+    low: int = 1
+    high: int | None = 1
+    zero_width: bool = False
+    opaque: bool = False
+    start: bool = False  # `^` or `\\A`
+
+    @property
+    def repeats(self) -> bool:
+        return self.high is None or self.high > 1
 
 
 def catastrophic(pattern: str) -> bool:
-    """A group repeated without bound whose body can itself match in several ways."""
-    risky = [False]  # per open group: does its body hold a variable quantifier or `|`?
-    index = 0
-    while index < len(pattern):
+    """A group repeated more than once whose iterations can split some text in several ways
+    (`(a+)+`, `(a|a)*`, `(a|aa)+`, `(.*a){12}`, `(\\w+\\s?)*`). Safe loops are those whose body
+    is rigid (one width, one way: `([A-Z0-9]?){0,16}`, `(ab|cd)*`) or ends with a delimiter
+    nothing before it can match (`([a-z0-9-]+\\.)+`)."""
+    parser = _Parser(pattern)
+    nodes = parser.sequence()
+    while parser.index < len(pattern):  # a `)` without its `(` (authored SQL on SQLite)
+        parser.index += 1
+        nodes += parser.sequence()
+    anchored = bool(nodes) and nodes[0].start and nodes[0].low == 1 and not parser.multiline
+    return any(not _loop_safe(node, parser.fold, anchored) for node in _walk(nodes))
+
+
+def _walk(nodes: tuple[_Node, ...]) -> list[_Node]:
+    """Every group, at any depth (lookarounds included)."""
+    found = []
+    for node in nodes:
+        if node.branches:
+            found.append(node)
+            for branch in node.branches:
+                found += _walk(branch)
+    return found
+
+
+class _Parser:
+    """A recursive-descent reading of the pattern (Python's syntax, already validated)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.index = 0
+        self.fold = False
+        self.multiline = False  # `^` then matches after every newline
+
+    def sequence(self) -> tuple[_Node, ...]:
+        """Branches up to the closing `)` or the end, as one node when there are several."""
+        branches: list[tuple[_Node, ...]] = []
+        current: list[_Node] = []
+        pattern = self.pattern
+        while self.index < len(pattern) and pattern[self.index] != ")":
+            if pattern[self.index] == "|":
+                branches.append(tuple(current))
+                current = []
+                self.index += 1
+                continue
+            node = self._atom()
+            if node is not None:
+                current.append(self._quantified(node))
+        if not branches:
+            return tuple(current)
+        return (_Node(branches=(*branches, tuple(current))),)
+
+    def _atom(self) -> _Node | None:
+        pattern, index = self.pattern, self.index
         char = pattern[index]
         if char == "\\":
-            index = _after_atom(pattern, index + 2, risky)
-            continue
+            escape = _ESCAPE.match(pattern, index)
+            assert escape is not None
+            self.index = escape.end()
+            if escape.group("backref"):
+                return _Node(opaque=True)
+            if escape.group()[1] in _ZERO_WIDTH_ESCAPES:
+                return _Node(zero_width=True, start=escape.group() == "\\A")
+            return _Node(atom=escape.group())
         if char == "[":
-            index = _after_atom(pattern, class_end(pattern, index), risky)
-            continue
+            self.index = class_end(pattern, index)
+            return _Node(atom=pattern[index:self.index])
+        if char in "^$":
+            self.index += 1
+            return _Node(zero_width=True, start=char == "^")
         if char == "(":
-            risky.append(False)
-            index += 1
-            continue
-        if char == ")" and len(risky) > 1:
-            inner = risky.pop()
-            repeats, variable, end = _quantifier(pattern, index + 1)
-            if repeats and inner:
-                return True
-            risky[-1] = risky[-1] or inner or variable
-            index = end
-            continue
-        if char == "|":
-            risky[-1] = True
-            index += 1
-            continue
-        index = _after_atom(pattern, index + 1, risky)
+            return self._group()
+        self.index += 1
+        return _Node(atom="." if char == "." else re.escape(char))
+
+    def _group(self) -> _Node | None:
+        pattern, index = self.pattern, self.index
+        flags = _FLAGS.match(pattern, index)
+        if flags:
+            self.fold = self.fold or "i" in flags.group()
+            self.multiline = self.multiline or "m" in flags.group()
+            self.index = flags.end()
+            return None
+        if pattern.startswith("(?#", index):
+            self.index = pattern.index(")", index) + 1
+            return None
+        if pattern.startswith("(?P=", index):
+            self.index = pattern.index(")", index) + 1
+            return _Node(opaque=True)
+        if pattern.startswith("(?(", index):
+            self.index = pattern.index(")", index) + 1
+            body = self.sequence()
+            self.index += 1
+            return _Node(branches=(body,), opaque=True)
+        if pattern.startswith(_LOOKAROUND, index):
+            self.index = index + (4 if pattern.startswith(("(?<=", "(?<!"), index) else 3)
+            body = self.sequence()
+            self.index += 1
+            return _Node(branches=(body,), zero_width=True)
+        opening = _GROUP_OPENINGS.match(pattern, index)
+        assert opening is not None
+        self.index = opening.end()
+        body = self.sequence()
+        self.index += 1
+        if len(body) == 1 and len(body[0].branches) > 1 and body[0].low == body[0].high == 1:
+            return body[0]
+        return _Node(branches=(body,))
+
+    def _quantified(self, node: _Node) -> _Node:
+        pattern, index = self.pattern, self.index
+        if index >= len(pattern):
+            return node
+        char = pattern[index]
+        if char in "*+?":
+            low, high, end = (0 if char != "+" else 1), (1 if char == "?" else None), index + 1
+        else:
+            braces = BRACES.match(pattern, index)
+            if braces is None or not (braces.group(1) or braces.group(3)):
+                return node
+            low = int(braces.group(1) or 0)
+            high = None if braces.group(2) and not braces.group(3) else int(braces.group(3) or low)
+            end = braces.end()
+        if end < len(pattern) and pattern[end] in "?+":
+            end += 1
+        self.index = end
+        return _Node(node.atom, node.branches, low, high, node.zero_width, node.opaque, node.start)
+
+
+def _widths(node: _Node) -> frozenset[int] | None:
+    """Every length of text the node can match, or None when unbounded or unknown."""
+    if node.opaque:
+        return None
+    if node.zero_width:
+        return frozenset({0})
+    if node.atom is not None:
+        base: frozenset[int] | None = frozenset({1})
+    else:
+        base = _union([_sequence_widths(branch) for branch in node.branches])
+    if base is None or base == {0}:
+        return base
+    if node.high is None:
+        return None
+    total: frozenset[int] | None = frozenset({0})
+    found: list[frozenset[int] | None] = [total] if node.low == 0 else []
+    for count in range(1, node.high + 1):
+        total = _sum(total, base)
+        if total is None:
+            return None
+        if count >= node.low:
+            found.append(total)
+    return _union(found)
+
+
+def _sum(left: frozenset[int] | None, right: frozenset[int] | None) -> frozenset[int] | None:
+    if left is None or right is None:
+        return None
+    total = frozenset(a + b for a in left for b in right)
+    return total if len(total) <= _MAX_WIDTHS else None
+
+
+def _union(sets: list[frozenset[int] | None]) -> frozenset[int] | None:
+    total: frozenset[int] = frozenset()
+    for widths in sets:
+        if widths is None:
+            return None
+        total |= widths
+    return total if len(total) <= _MAX_WIDTHS else None
+
+
+def _sequence_widths(nodes: tuple[_Node, ...]) -> frozenset[int] | None:
+    total: frozenset[int] | None = frozenset({0})
+    for node in nodes:
+        total = _sum(total, _widths(node))
+    return total
+
+
+def _loop_safe(node: _Node, fold: bool, anchored: bool) -> bool:
+    """A group that repeats at most once, or whose iterations split any text one way only:
+    a rigid body (one width, one way to match it) or a body delimited by a character that
+    nothing else in it can match, at its end or its start. A rigid body that can also match
+    nothing lets the iterations take the text's characters in 2**count orders: that is
+    accepted only for a few iterations tried from one position (`^([A-Z0-9]?){0,16}`)."""
+    if not node.repeats or node.zero_width:
+        return True
+    if node.opaque:
+        return False
+    body = _Node(branches=node.branches)
+    widths = _widths(body)
+    if widths is not None and len(widths - {0}) <= 1 and _unique(body, fold):
+        few = node.high is not None and node.high <= _EMPTY_ITERATIONS and anchored
+        return 0 not in widths or few
+    if len(node.branches) != 1 or not node.branches[0]:
+        return False
+    nodes = node.branches[0]
+    return _delimits(nodes[-1], nodes[:-1], fold) or _delimits(nodes[0], nodes[1:], fold)
+
+
+def _delimits(delimiter: _Node, rest: tuple[_Node, ...], fold: bool) -> bool:
+    """Exactly one character that no other atom of the body can match, and the rest of the
+    body matches each text between two delimiters one way only."""
+    if delimiter.atom is None or delimiter.low != 1 or delimiter.high != 1:
+        return False
+    for node in _atoms(rest):
+        if node.atom is None or not _disjoint(node.atom, delimiter.atom, fold):
+            return False
+    return _sequence_unique(rest, fold)
+
+
+def _unique(node: _Node, fold: bool) -> bool:
+    """The node matches any given text in at most one way."""
+    if node.atom is not None or node.zero_width:
+        return True
+    if node.opaque or node.repeats:
+        return False
+    if len(node.branches) == 1:
+        return _sequence_unique(node.branches[0], fold)
+    return _exclusive(node.branches, fold)
+
+
+def _sequence_unique(nodes: tuple[_Node, ...], fold: bool) -> bool:
+    """Each node is unique and at most one has a variable width, so its width is fixed by
+    the length of the text and every split is determined."""
+    variable = 0
+    for node in nodes:
+        if not _unique(node, fold):
+            return False
+        widths = _widths(node)
+        variable += widths is None or len(widths) > 1
+    return variable <= 1
+
+
+def _exclusive(branches: tuple[tuple[_Node, ...], ...], fold: bool) -> bool:
+    """Alternatives of single characters, all of one width, no two able to match one text."""
+    rows = []
+    for branch in branches:
+        if not all(n.atom is not None and n.low == n.high for n in branch):
+            return False
+        rows.append([n.atom for n in branch for _ in range(n.low) if n.atom is not None])
+    if len({len(row) for row in rows}) != 1:
+        return False
+    return all(
+        any(_disjoint(a, b, fold) for a, b in zip(first, second, strict=True))
+        for position, first in enumerate(rows) for second in rows[position + 1:]
+    )
+
+
+def _atoms(nodes: tuple[_Node, ...]) -> list[_Node]:
+    """Every node that consumes characters, at any depth (opaque ones included)."""
+    found = []
+    for node in nodes:
+        if node.atom is not None or node.opaque:
+            found.append(node)
+        if not node.zero_width:
+            for branch in node.branches:
+                found += _atoms(branch)
+    return found
+
+
+def _disjoint(first: str, second: str, fold: bool) -> bool:
+    """No character matches both atoms, on any engine (`portable` gives them one meaning)."""
+    one, other = _literal(first), _literal(second)
+    if one is not None:
+        return _compiled(second, fold).fullmatch(one) is None
+    if other is not None:
+        return _compiled(first, fold).fullmatch(other) is None
+    if _ascii_only(first) or _ascii_only(second):  # then any common member is ASCII
+        return not _ascii_set(first, fold) & _ascii_set(second, fold)
     return False
 
 
-def _after_atom(pattern: str, index: int, risky: list[bool]) -> int:
-    _, variable, end = _quantifier(pattern, index)
-    if variable:
-        risky[-1] = True
-    return end
+def _literal(atom: str) -> str | None:
+    """The one character a literal atom stands for (`a`, `\\.`), else None."""
+    if len(atom) == 1 and atom != ".":
+        return atom
+    if len(atom) == 2 and atom[0] == "\\" and not atom[1].isalnum():
+        return atom[1]
+    return None
 
 
-def _quantifier(pattern: str, index: int) -> tuple[bool, bool, int]:
-    """(repeats more than once, count is variable, index after it and its lazy/possessive mark)."""
-    if index >= len(pattern):
-        return False, False, index
-    char = pattern[index]
-    if char in "*+":
-        repeats, variable, end = True, True, index + 1
-    elif char == "?":
-        repeats, variable, end = False, True, index + 1
-    else:
-        braces = BRACES.match(pattern, index)
-        if braces is None or not (braces.group(1) or braces.group(3)):
-            return False, False, index
-        low = int(braces.group(1) or 0)
-        high = None if braces.group(2) and not braces.group(3) else int(braces.group(3) or low)
-        repeats = high is None or high > 1
-        variable = high is None or high != low
-        end = braces.end()
-    if end < len(pattern) and pattern[end] in "?+":
-        end += 1
-    return repeats, variable, end
+def _ascii_only(atom: str) -> bool:
+    """A character or set whose members are all ASCII, whatever the engine."""
+    return (atom.isascii() and atom != "." and not atom.startswith(("[^", "\\D", "\\W", "\\S"))
+            and _CODE_ESCAPE.search(atom) is None)
+
+
+def _ascii_set(atom: str, fold: bool) -> frozenset[int]:
+    compiled = _compiled(atom, fold)
+    return frozenset(code for code in range(128) if compiled.fullmatch(chr(code)))
+
+
+def _compiled(atom: str, fold: bool) -> re.Pattern[str]:
+    """One atom with the meaning `portable` gives it: ASCII classes, ASCII-only folding."""
+    return compile_quietly(atom, re.ASCII | (re.IGNORECASE if fold else 0))

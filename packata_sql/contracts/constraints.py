@@ -58,7 +58,7 @@ def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], li
         columns = tuple(p.physical for p in key_columns)
         definition = Constraint("primaryKey", columns,
                                 (("properties", tuple(p.name for p in key_columns)),))
-        target = Target(obj.name, obj.physical)
+        target = Target(obj.name, obj.physical, exact_object=obj.exact)
         rules.append(Rule(key, f"{obj.source_path}.primaryKey", Category.CONSTRAINT, target,
                           definition, _NO_VIOLATIONS, line=first.line))
     return rules, findings
@@ -101,7 +101,8 @@ def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
 
 def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, source_path: str,
           definition: Constraint) -> Rule:
-    target = Target(obj.name, obj.physical, (prop.name,), prop.physical, prop.logical_type)
+    target = Target(obj.name, obj.physical, (prop.name,), prop.physical, prop.logical_type,
+                    exact_object=obj.exact, exact_property=prop.exact)
     expectations = () if definition.kind in CATALOG_KINDS else _NO_VIOLATIONS
     return Rule(key, source_path, Category.CONSTRAINT, target, definition, expectations,
                 severity=Severity.ERROR, line=prop.line)

@@ -69,6 +69,10 @@ class Target:
     physical_property: str | None = None
     logical_type: str | None = None
     nested: bool = False  # a nested property or array item: no top-level column to measure
+    #: The contract gave a physicalName, so the object/property name is used exactly as written;
+    #: without one, a missing name is read as the engine reads an unquoted identifier.
+    exact_object: bool = False
+    exact_property: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,8 @@ class SchemaProperty:
     #: Where the property is declared (for keys, findings and lines).
     source_path: str = ""
     line: int | None = None
+    #: A physicalName was given: the column is that name exactly (no unquoted reading).
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,7 @@ class SchemaObject:
     properties: tuple[SchemaProperty, ...] = ()
     source_path: str = ""
     line: int | None = None
+    exact: bool = False  # a physicalName was given
 
     def property(self, name: str) -> SchemaProperty | None:
         return next((p for p in self.properties if p.name == name), None)
@@ -186,6 +193,9 @@ class Contract:
     #: Schema drift against the declared schema, when the contract enables it: the
     #: per-change classification overrides (`change`, `compatible|warning|breaking`).
     schema_drift: tuple[tuple[str, str], ...] | None = None
+    #: The contract accepts its rules that are not executable by design (text, custom for
+    #: other engines) as skipped without keeping the run incomplete (custom property).
+    accept_unexecutable: bool = False
     #: Drift classification overrides that apply when drift runs (`--schema-drift`,
     #: `--baseline`) without turning it on: a JSON policy's `schema_policy`.
     drift_overrides: tuple[tuple[str, str], ...] = ()

@@ -28,54 +28,29 @@ from packata_sql.contracts.model import (
     Target,
     Text,
 )
-from packata_sql.contracts.odcs_schema import (
+from packata_sql.contracts.odcs_declarations import (
     YamlPath,
     nested_constraints,
     schema_drift,
     schema_property,
 )
-from packata_sql.contracts.odcs_schema import (
-    freeze as _freeze,
-)
-from packata_sql.contracts.odcs_schema import (
-    text as _text,
-)
+from packata_sql.contracts.odcs_declarations import freeze as _freeze
+from packata_sql.contracts.odcs_declarations import text as _text
+from packata_sql.contracts.odcs_schema import known_keys
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 from packata_sql.expectations import SPELLINGS, parse_expectations
 
 Path = YamlPath
 
-_TOP_KEYS = frozenset({
-    "apiVersion", "kind", "id", "name", "version", "status", "tenant", "domain", "dataProduct",
-    "description", "servers", "schema", "support", "price", "team", "roles", "slaProperties",
-    "slaDefaultElement", "authoritativeDefinitions", "customProperties", "tags",
-    "contractCreatedTs", "references",
-})
-_OBJECT_KEYS = frozenset({
-    "id", "name", "physicalName", "physicalType", "logicalType", "description", "businessName",
-    "dataGranularityDescription", "authoritativeDefinitions", "tags", "customProperties",
-    "quality", "properties", "relationships",
-})
-_PROPERTY_KEYS = frozenset({
-    "id", "name", "physicalName", "physicalType", "logicalType", "logicalTypeOptions",
-    "description", "businessName", "required", "unique", "primaryKey", "primaryKeyPosition",
-    "partitioned", "partitionKeyPosition", "classification", "encryptedName",
-    "transformSourceObjects", "transformLogic", "transformDescription", "examples",
-    "criticalDataElement", "authoritativeDefinitions", "tags", "customProperties", "quality",
-    "properties", "items", "relationships",
-})
-_QUALITY_KEYS = frozenset({
-    "id", "name", "description", "type", "dimension", "method", "schedule", "scheduler",
-    "severity", "businessImpact", "customProperties", "authoritativeDefinitions", "tags",
-    "unit", "rule", "metric", "arguments", "validValues", "query", "engine", "implementation",
-    *SPELLINGS,
-})
-_SERVER_KEYS = frozenset({
-    "server", "id", "type", "description", "environment", "roles", "customProperties",
-    "database", "schema", "catalog", "host", "port", "path", "location", "format", "project",
-    "dataset", "account", "warehouse", "driver", "serviceName", "stagingDir", "topic",
-    "delimiter", "endpointUrl", "region", "regionName",
-})
+# Keys the official schemas do not define but contracts use: snake-case operators (SEMANTICS
+# 2.1), the ODCS 3.0.x habit of `validValues` beside `rule`, and a few earlier spellings.
+_EXTRA_KEYS = {
+    "top": frozenset({"references"}),
+    "quality": frozenset({"validValues", *SPELLINGS}),
+    "server": frozenset({"driver", "topic"}),
+}
+#: The top-level custom property by which a contract accepts its descriptive rules unexecuted.
+ACCEPT_UNEXECUTABLE = "packata-sql.acceptUnexecutable"
 # ODCS 3.0.x `rule` names and the 3.1+ metric each became.
 _RULE_TO_METRIC = {
     "nullCheck": "nullValues",
@@ -103,6 +78,8 @@ class _Scope:
     physical_property: str | None = None
     logical_type: str | None = None
     nested: bool = False
+    exact_object: bool = False
+    exact_property: bool = False
 
 
 @dataclass
@@ -117,8 +94,10 @@ class _Reader:
     def line(self, yaml_path: Path) -> int | None:
         return self.loaded.line(yaml_path)
 
-    def warn_unknown(self, node: Mapping[str, Any], known: frozenset[str], where: str,
+    def warn_unknown(self, node: Mapping[str, Any], kind: str, where: str,
                      yaml_path: Path) -> None:
+        """`kind` is a field of KnownKeys: top, object, property, quality or server."""
+        known = getattr(known_keys(), kind) | _EXTRA_KEYS.get(kind, frozenset())
         for key in node:
             if key not in known:
                 self.findings.append(Finding(
@@ -139,7 +118,7 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
             path, "not an ODCS v3 contract: 'apiVersion' must be v3.x", loaded.line(("apiVersion",)) or 1
         )
     reader = _Reader(loaded, path, inclusive_between)
-    reader.warn_unknown(document, _TOP_KEYS, "$", ())
+    reader.warn_unknown(document, "top", "$", ())
     if document.get("kind", "DataContract") != "DataContract":
         reader.findings.append(Finding(
             "unexpected-kind", "'kind' should be DataContract", "kind", Level.WARNING,
@@ -150,9 +129,26 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
+    accept = _accepts_unexecutable(reader, document.get("customProperties"))
     drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
-                    tuple(o for o in objects if o is not None), drift)
+                    tuple(o for o in objects if o is not None), accept_unexecutable=accept,
+                    schema_drift=drift)
+
+
+def _accepts_unexecutable(reader: _Reader, raw: object) -> bool:
+    """The contract's own `--accept-unexecutable`, as an ODCS custom property."""
+    for index, entry in enumerate(raw if isinstance(raw, list) else []):
+        if not isinstance(entry, dict) or entry.get("property") != ACCEPT_UNEXECUTABLE:
+            continue
+        if isinstance(entry.get("value"), bool):
+            return bool(entry["value"])
+        reader.findings.append(Finding(
+            "invalid-custom-property", f"'{ACCEPT_UNEXECUTABLE}' must be true or false; ignored",
+            f"customProperties[{index}]", Level.WARNING,
+            line=reader.line(("customProperties", index, "value")),
+        ))
+    return False
 
 
 def _read_servers(reader: _Reader, raw: object) -> tuple[Server, ...]:
@@ -171,7 +167,7 @@ def _read_servers(reader: _Reader, raw: object) -> tuple[Server, ...]:
                 line=reader.line(("servers", index)),
             ))
             continue
-        reader.warn_unknown(entry, _SERVER_KEYS, where, ("servers", index))
+        reader.warn_unknown(entry, "server", where, ("servers", index))
         settings = tuple((k, v) for k, v in entry.items() if k not in ("server", "type"))
         servers.append(Server(entry["server"], str(entry.get("type", "")), settings))
     return tuple(servers)
@@ -184,13 +180,14 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
         reader.findings.append(Finding("invalid-object", "a schema entry must be a mapping", where,
                                        line=reader.line(yaml_path)))
         return None
-    reader.warn_unknown(obj, _OBJECT_KEYS, where, yaml_path)
+    reader.warn_unknown(obj, "object", where, yaml_path)
     name = _text(obj.get("name"))
     physical = _text(obj.get("physicalName")) or name
     if not name:
         reader.findings.append(Finding("missing-name", "a schema object needs a 'name'", where,
                                        line=reader.line(yaml_path)))
-    scope = _Scope(name, physical, where, f"schema[{name or index}]", yaml_path)
+    scope = _Scope(name, physical, where, f"schema[{name or index}]", yaml_path,
+                   exact_object=bool(_text(obj.get("physicalName"))))
     _read_quality(reader, obj, scope)
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     properties = obj.get("properties")
@@ -200,7 +197,8 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
         for i, p in enumerate(properties if isinstance(properties, list) else [])
         if isinstance(p, dict) and _text(p.get("name"))
     )
-    schema_object = SchemaObject(name, physical, declared, where, reader.line(yaml_path))
+    schema_object = SchemaObject(name, physical, declared, where, reader.line(yaml_path),
+                                 bool(_text(obj.get("physicalName"))))
     if name:
         rules, findings = constraint_rules(schema_object, reader.keys)
         reader.rules.extend(rules)
@@ -224,7 +222,7 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             reader.findings.append(Finding("invalid-property", "a property must be a mapping",
                                            where, line=reader.line(yaml_path)))
             continue
-        reader.warn_unknown(prop, _PROPERTY_KEYS, where, yaml_path)
+        reader.warn_unknown(prop, "property", where, yaml_path)
         name = _text(prop.get("name"))
         if not name:
             reader.findings.append(Finding("missing-name", "a property needs a 'name'", where,
@@ -239,33 +237,54 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             (_text(prop.get("physicalName")) or name) if top_level else parent.physical_property,
             _text(prop.get("logicalType")) or None,
             nested=not top_level,
+            exact_object=parent.exact_object,
+            exact_property=bool(_text(prop.get("physicalName"))) if top_level
+            else parent.exact_property,
         )
         _read_quality(reader, prop, scope)
         if not top_level:
             nested_constraints(reader.findings, reader.line, prop, where, yaml_path)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
+        _read_map(reader, prop.get("map"), scope)
 
 
-def _read_items(reader: _Reader, raw: object, parent: _Scope) -> None:
+def _read_map(reader: _Reader, raw: object, parent: _Scope) -> None:
+    """ODCS 3.2 `map`: its `key` and `value` are item definitions (nested, not executed)."""
     if raw is None:
         return
-    yaml_path = (*parent.yaml_path, "items")
-    where = f"{parent.index_path}.items"
     if not isinstance(raw, dict):
-        reader.findings.append(Finding("invalid-items", "'items' must be a mapping", where,
-                                       line=reader.line(yaml_path)))
+        reader.findings.append(Finding("invalid-map", "'map' must be a mapping",
+                                       f"{parent.index_path}.map",
+                                       line=reader.line((*parent.yaml_path, "map"))))
         return
-    reader.warn_unknown(raw, _PROPERTY_KEYS, where, yaml_path)
+    for part in ("key", "value"):
+        _read_items(reader, raw.get(part), parent, ("map", part))
+
+
+def _read_items(reader: _Reader, raw: object, parent: _Scope,
+                segments: tuple[str, ...] = ("items",)) -> None:
+    if raw is None:
+        return
+    yaml_path = (*parent.yaml_path, *segments)
+    where = ".".join((parent.index_path, *segments))
+    if not isinstance(raw, dict):
+        reader.findings.append(Finding("invalid-items", f"'{segments[-1]}' must be a mapping",
+                                       where, line=reader.line(yaml_path)))
+        return
+    reader.warn_unknown(raw, "property", where, yaml_path)
     scope = _Scope(
-        parent.object_name, parent.physical_object, where, f"{parent.name_path}.items", yaml_path,
-        (*parent.property_path, "items"), parent.physical_property,
-        _text(raw.get("logicalType")) or None, nested=True,
+        parent.object_name, parent.physical_object, where,
+        ".".join((parent.name_path, *segments)), yaml_path,
+        (*parent.property_path, *segments), parent.physical_property,
+        _text(raw.get("logicalType")) or None, nested=True, exact_object=parent.exact_object,
+        exact_property=parent.exact_property,
     )
     _read_quality(reader, raw, scope)
     nested_constraints(reader.findings, reader.line, raw, where, yaml_path)
     _read_properties(reader, raw.get("properties"), scope, top_level=False)
     _read_items(reader, raw.get("items"), scope)
+    _read_map(reader, raw.get("map"), scope)
 
 
 def _read_quality(reader: _Reader, owner: Mapping[str, Any], scope: _Scope) -> None:
@@ -289,12 +308,13 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
                       source_path)
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
-                    scope.physical_property, scope.logical_type, scope.nested)
+                    scope.physical_property, scope.logical_type, scope.nested,
+                    scope.exact_object, scope.exact_property)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))
         return
-    reader.warn_unknown(entry, _QUALITY_KEYS, source_path, yaml_path)
+    reader.warn_unknown(entry, "quality", source_path, yaml_path)
     definition = _definition(reader, entry, site)
     expectations, problems = parse_expectations(
         entry, site, inclusive_between=reader.inclusive_between

@@ -37,7 +37,7 @@ from packata_sql.contracts.model import (
     Site,
     Target,
 )
-from packata_sql.contracts.odcs_schema import freeze
+from packata_sql.contracts.odcs_declarations import freeze
 from packata_sql.contracts.policy import ALLOW_NULL_DEFAULT
 from packata_sql.contracts.yaml_source import Loaded, SourceError
 from packata_sql.expectations import SPELLINGS, parse_expectations

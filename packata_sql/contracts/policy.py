@@ -43,7 +43,7 @@ from packata_sql.contracts.model import (
     Severity,
     Target,
 )
-from packata_sql.contracts.odcs_schema import freeze
+from packata_sql.contracts.odcs_declarations import freeze
 from packata_sql.contracts.yaml_source import SourceError, load_yaml_text
 from packata_sql.drift import DEFAULTS, Classification
 from packata_sql.values import NotExact, exact_number

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
 
@@ -31,6 +31,10 @@ class Dialect:
     sqlglot_name: str = ""
     #: Whether the engine matches quoted identifiers case-insensitively (DuckDB, SQLite).
     case_insensitive_names: bool = False
+    #: How the engine reads an unquoted identifier: "lower" (PostgreSQL), "upper" (Snowflake),
+    #: or None when quoting does not change the case an object is found by (MySQL per
+    #: lower_case_table_names, DuckDB and SQLite case-insensitive).
+    unquoted_case: str | None = None
     #: Whether any cell may hold any type, so typed comparisons are guarded per cell.
     dynamic_typing: bool = False
     #: Whether the library metrics are rendered for this engine yet.
@@ -39,6 +43,8 @@ class Dialect:
     authored_sql: bool = True
     #: How authored SQL is split into code, strings, identifiers and comments.
     lexical: LexicalRules = LexicalRules()
+    #: Side-effect calls and statements refused in authored SQL (a second wall behind the session).
+    deny: DenyList = DenyList()
     #: The driver's positional parameter marker.
     parameter_marker: str = "?"
     #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.
@@ -74,6 +80,21 @@ class Dialect:
     def render(self, expression: exp.Expr) -> str:
         return expression.sql(dialect=self.sqlglot_name)
 
+    def unquoted(self, name: str) -> str:
+        """The name an unquoted identifier written `name` refers to."""
+        if self.unquoted_case == "lower":
+            return name.lower()
+        if self.unquoted_case == "upper":
+            return name.upper()
+        return name
+
+    def objects_sql(self) -> str:
+        """Names of the tables and views the session may read in a schema (parameter: the
+        schema, NULL for the session's current one)."""
+        marker = self.parameter_marker
+        return ("SELECT table_name FROM information_schema.tables "
+                f"WHERE table_schema = COALESCE({marker}, current_schema()) ORDER BY 1")
+
     def same_name(self, left: str, right: str) -> bool:
         if self.case_insensitive_names:
             return left.casefold() == right.casefold()
@@ -107,6 +128,9 @@ class Dialect:
 
     #: How the engine reads a regular expression; `portable` spells patterns for it.
     regex_flavor: Flavor = Flavor.RE2
+    #: Whether the engine's matcher backtracks (PCRE, ICU, Java, .NET, Python `re`), so that
+    #: patterns get the catastrophic-backtracking guard; unknown matchers are assumed to.
+    regex_backtracks: bool = True
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         """`column` contains a match of `pattern` (already spelled for `regex_flavor`)."""
@@ -123,6 +147,12 @@ class Dialect:
         """The family of a column's declared type in the catalog; the same as `family` except
         where cells do not follow the declared type (SQLite)."""
         return self.family(native_type)
+
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        """Whether an authored query's one column, although its cell arrives as an integer, is
+        the value of a boolean expression; `column_type` is what the driver reports of it.
+        Only engines without a boolean result type say yes."""
+        return False
 
 
 def number_literal(number: Fraction) -> exp.Expr:

@@ -7,11 +7,30 @@ import re
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
-from packata_sql.dialects.lexical import POSTGRES_FAMILY
+from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
 
 _NUMBER = re.compile(
     r"^(?:U?(?:TINY|SMALL|BIG|HUGE)?INT(?:EGER)?|U?INT\d+|DECIMAL.*|NUMERIC.*|FLOAT|REAL|DOUBLE)$"
+)
+
+DENY = DenyList(
+    functions=frozenset({
+        # files, globs and other databases
+        "read_*", "parquet_*", "sniff_csv", "glob", "delta_scan", "iceberg_*", "sqlite_scan",
+        "sqlite_attach", "postgres_*", "mysql_*",
+        # network (http_client) and secrets
+        "http_*", "load_aws_credentials", "duckdb_secrets", "which_secret",
+        # SQL text run from a string, where the lexer cannot see it
+        "query", "query_table", "json_execute_serialized_sql",
+        # sequences, time, the database file and settings
+        "nextval", "setval", "pg_sleep", "sleep_ms", "checkpoint", "force_checkpoint",
+        "copy_database", "write_log", "enable_profile", "disable_profile",
+        "enable_checkpoint_on_shutdown", "disable_checkpoint_on_shutdown",
+    }),
+    statements=frozenset({"attach", "detach", "install", "load", "copy", "export", "import",
+                          "checkpoint", "force"}),
+    string_tables=True,
 )
 
 
@@ -20,7 +39,9 @@ class DuckDB(Dialect):
     sqlglot_name = "duckdb"
     case_insensitive_names = True
     library_metrics = True
+    regex_backtracks = False  # RE2: linear time
     lexical = POSTGRES_FAMILY
+    deny = DENY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

@@ -25,6 +25,7 @@ class _Generated(Dialect):
 class Snowflake(_Generated):
     name = "snowflake"
     sqlglot_name = "snowflake"
+    unquoted_case = "upper"
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
@@ -42,6 +43,7 @@ class Snowflake(_Generated):
 class BigQuery(_Generated):
     name = "bigquery"
     sqlglot_name = "bigquery"
+    regex_backtracks = False  # RE2
 
     def pattern_problem(self, pattern: str) -> str | None:
         if re2_refuses(pattern):
@@ -52,8 +54,10 @@ class BigQuery(_Generated):
 class Trino(_Generated):
     name = "trino"
     sqlglot_name = "trino"
+    # Trino's default regex library is Joni (backtracking); re2j is an option, not the default.
 
 
 class Databricks(_Generated):
     name = "databricks"
     sqlglot_name = "databricks"
+    # java.util.regex backtracks.

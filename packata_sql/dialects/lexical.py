@@ -22,6 +22,8 @@ class LexicalRules:
     cr_ends_line_comment: bool = False
     nested_block_comments: bool = False
     dollar_quotes: bool = False
+    #: PostgreSQL `U&"…"` identifiers spell characters as escapes (`U&"pg\\005fsleep"`).
+    unicode_escape_identifiers: bool = False
     #: MySQL executes the text of `/*! … */` comments.
     executable_comments: bool = False
 
@@ -33,4 +35,29 @@ POSTGRES_FAMILY = LexicalRules(
     cr_ends_line_comment=True,
     nested_block_comments=True,
     dollar_quotes=True,
+    unicode_escape_identifiers=True,
 )
+
+
+@dataclass(frozen=True)
+class DenyList:
+    """Calls and statements with effects beyond the rule's own read (other sessions, locks,
+    settings, sequences, files, the network, time): authored SQL naming one is refused before
+    it runs, a second wall behind the read-only session. Names are matched case-insensitively;
+    a function entry ending in `*` is a prefix."""
+
+    functions: frozenset[str] = frozenset()
+    #: Words that start a denied statement when they open the query (`LOAD`, `ATTACH`, …).
+    statements: frozenset[str] = frozenset()
+    #: Unquoted word sequences denied anywhere in code (reserved words such as MySQL `KILL`).
+    phrases: tuple[tuple[str, ...], ...] = ()
+    #: A string where a table goes names a file the engine reads (DuckDB replacement scans).
+    string_tables: bool = False
+
+    def denied_function(self, name: str) -> str | None:
+        """The entry that denies a call of `name`, or None."""
+        folded = name.lower()
+        if folded in self.functions:
+            return folded
+        return next((entry for entry in sorted(self.functions)
+                     if entry.endswith("*") and folded.startswith(entry[:-1])), None)

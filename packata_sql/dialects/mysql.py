@@ -7,7 +7,8 @@ from __future__ import annotations
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.boolean_result import projection_is_boolean
+from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
 _BINARY_COLLATION = exp.Var(this="utf8mb4_bin")
@@ -33,6 +34,25 @@ def _named_family(type_name: str) -> Family:
     return next((family for family, names in _NAMED.items() if base in names), Family.OTHER)
 
 
+_INTEGER = {1, 2, 3, 8, 9}
+
+DENY = DenyList(
+    functions=frozenset({
+        "sleep", "benchmark", "get_lock", "release_lock", "release_all_locks",
+        "master_pos_wait", "master_gtid_wait", "source_pos_wait", "wait_for_executed_gtid_set",
+        "wait_until_sql_thread_after_gtids", "load_file", "sys_exec", "sys_eval", "sys_get",
+        "sys_set", "nextval", "setval",
+        # optimizer hints (`/*+ … */`) that change the statement's limits
+        "set_var", "max_execution_time",
+    }),
+    statements=frozenset({"shutdown", "flush", "lock", "prepare", "execute", "handler"}),
+    # KILL is reserved, so it is a statement wherever it stands (also after SET STATEMENT … FOR).
+    phrases=(("kill",), ("next", "value", "for"), ("into", "outfile"), ("into", "dumpfile"),
+             ("load", "data"), ("load", "xml"), ("execute", "immediate"), ("for", "update"),
+             ("lock", "in", "share", "mode")),
+)
+
+
 class MySQL(Dialect):
     name = "mysql"
     sqlglot_name = "mysql"
@@ -46,6 +66,7 @@ class MySQL(Dialect):
         dash_comment_needs_space=True,
         executable_comments=True,
     )
+    deny = DENY
     parameter_marker = "%s"
     percent_escapes = True
 
@@ -74,6 +95,10 @@ class MySQL(Dialect):
         subject = f"CONVERT({self.render(column)} USING utf8mb4) COLLATE utf8mb4_bin"
         return exp.paren(exp.Var(this=f"{subject} REGEXP {self.render(exp.Literal.string(pattern))}"))
 
+    def objects_sql(self) -> str:
+        return ("SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
+
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""
         code, _, size = type_name.partition(":")
@@ -89,3 +114,12 @@ class MySQL(Dialect):
         if number in _TEMPORAL:
             return Family.TEMPORAL
         return Family.OTHER
+
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        # MariaDB 10.11 reports comparisons, NOT, AND/OR, EXISTS, IS, LIKE and IN as LONG of
+        # display width 1, MySQL 8 as LONGLONG of width 1, a BOOLEAN column as TINY(1); COUNT
+        # and SUM are wider. A one-digit literal looks the same, so the text may veto.
+        code, _, size = column_type.partition(":")
+        if not code.isdigit() or int(code) not in _INTEGER or size != "1":
+            return False
+        return projection_is_boolean(sql, self.sqlglot_name) is not False

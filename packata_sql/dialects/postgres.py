@@ -7,7 +7,7 @@ import re
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
-from packata_sql.dialects.lexical import POSTGRES_FAMILY
+from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import Flavor, skeleton
 
 _UNSUPPORTED = re.compile(r"\(\?>|[*+?}]\+")
@@ -15,12 +15,43 @@ _TEXT = {"text", "varchar", "bpchar", "char", "name", "citext", "enum"}
 _NUMBER = {"int2", "int4", "int8", "numeric", "float4", "float8", "oid", "money"}
 _TEMPORAL = {"date", "time", "timetz", "timestamp", "timestamptz", "interval"}
 
+DENY = DenyList(
+    functions=frozenset({
+        # other sessions
+        "pg_terminate_backend", "pg_cancel_backend", "pg_log_backend_memory_contexts",
+        # locks, settings, notifications, statistics
+        "pg_advisory_*", "pg_try_advisory_*", "set_config", "pg_notify", "pg_reload_conf",
+        "pg_rotate_logfile", "pg_stat_reset*", "pg_stat_statements_reset",
+        # sequences and large objects
+        "nextval", "setval", "lo_*", "loread", "lowrite",
+        # WAL, replication slots and origins, backups
+        "pg_logical_emit_message", "pg_logical_slot_*", "pg_create_*", "pg_drop_replication_slot",
+        "pg_copy_*", "pg_replication_*", "pg_switch_wal", "pg_backup_*", "pg_start_backup",
+        "pg_stop_backup", "pg_promote", "pg_wal_replay_*",
+        # time
+        "pg_sleep*",
+        # server files (core and adminpack)
+        "pg_read_file", "pg_read_binary_file", "pg_ls_*", "pg_stat_file", "pg_file_*",
+        "pg_logdir_ls",
+        # other servers
+        "dblink*", "postgres_fdw_*",
+        # SQL text run from a string, where the lexer cannot see it
+        "query_to_xml*", "ts_stat", "ts_rewrite",
+    }),
+    statements=frozenset({"notify", "load", "copy", "lock"}),
+    phrases=(("for", "update"), ("for", "no", "key", "update"), ("for", "share"),
+             ("for", "key", "share")),
+)
+
 
 class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
     library_metrics = True
+    unquoted_case = "lower"
+    regex_backtracks = False  # Spencer's hybrid DFA/NFA engine: no exponential backtracking
     lexical = POSTGRES_FAMILY
+    deny = DENY
     regex_flavor = Flavor.POSTGRES
     parameter_marker = "%s"
     # psycopg runs statements through the extended protocol only when parameters are passed,

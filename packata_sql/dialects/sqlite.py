@@ -1,4 +1,5 @@
-"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP."""
+"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP that
+runs RE2 (linear time, the meaning DuckDB gives a pattern)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family, number_literal
-from packata_sql.dialects.lexical import LexicalRules
-from packata_sql.dialects.regex import Flavor
+from packata_sql.dialects.boolean_result import projection_is_boolean
+from packata_sql.dialects.lexical import DenyList, LexicalRules
+from packata_sql.dialects.regex import Flavor, re2_refuses
+
+DENY = DenyList(
+    functions=frozenset({"load_extension", "readfile", "writefile", "edit", "fsdir", "zipfile",
+                         "fts3_tokenizer"}),
+    statements=frozenset({"attach", "detach", "vacuum"}),
+)
 
 
 def _typeof_in(column: exp.Expr, *storage_classes: str) -> exp.Expr:
@@ -23,12 +31,14 @@ class SQLite(Dialect):
     sqlglot_name = "sqlite"
     case_insensitive_names = True
     library_metrics = True
+    regex_backtracks = False  # the registered function matches with RE2
     dynamic_typing = True
-    regex_flavor = Flavor.PYTHON
+    regex_flavor = Flavor.RE2
     lexical = LexicalRules(
         identifiers={'"': '"', "`": "`", "[": "]"},
         undoubled_identifiers=frozenset("["),
     )
+    deny = DENY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
@@ -57,6 +67,11 @@ class SQLite(Dialect):
         # `x REGEXP p` calls the `regexp(p, x)` function that the session registers.
         return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
 
+    def pattern_problem(self, pattern: str) -> str | None:
+        if re2_refuses(pattern):
+            return "SQLite's REGEXP (RE2) has no lookaround, backreferences or possessive quantifiers"
+        return None
+
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC
 
@@ -77,3 +92,12 @@ class SQLite(Dialect):
         if "DATE" in name or "TIME" in name:
             return Family.TEMPORAL
         return Family.NUMBER  # REAL, FLOAT, DOUBLE and NUMERIC affinity
+
+    def objects_sql(self) -> str:
+        # The main database only: attached schemas are not resolved by name.
+        return "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND ? IS NULL"
+
+    def boolean_valued(self, sql: str, column_type: str) -> bool:
+        # SQLite has no boolean type and reports no column type: only the query's text tells
+        # a comparison from a count that happens to be 0 or 1.
+        return projection_is_boolean(sql, self.sqlglot_name) is True

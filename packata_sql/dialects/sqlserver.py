@@ -9,9 +9,15 @@ from __future__ import annotations
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect
-from packata_sql.dialects.lexical import LexicalRules
+from packata_sql.dialects.lexical import DenyList, LexicalRules
 
 _BIN2 = exp.Var(this="Latin1_General_100_BIN2")
+# Reserved words in T-SQL, so denied wherever they stand.
+DENY = DenyList(
+    functions=frozenset({"openrowset", "opendatasource", "openquery", "xp_*"}),
+    phrases=(("kill",), ("waitfor",), ("shutdown",), ("exec",), ("execute",), ("reconfigure",),
+             ("dbcc",), ("bulk", "insert"), ("next", "value", "for")),
+)
 
 
 class SQLServer(Dialect):
@@ -23,6 +29,7 @@ class SQLServer(Dialect):
         identifiers={'"': '"', "[": "]"},
         nested_block_comments=True,
     )
+    deny = DENY
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         same = exp.EQ(this=exp.Collate(this=column, expression=_BIN2.copy()),

@@ -20,6 +20,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "format": FORMAT,
         "contract": report.contract,
         "target": report.target,
+        "schema": report.schema,
         "outcome": report.outcome.value,
         "complete": report.complete,
         "read_only": report.read_only,
@@ -27,6 +28,8 @@ def report_document(report: Report) -> dict[str, Any]:
         "settings": report.settings,
         "summary": report.summary(),
         "summary_by_category": report.summary_by_category(),
+        "descriptive_only": report.descriptive_only,
+        "accepted_unexecuted": report.accepted_unexecuted,
         "rules": [_rule(r) for r in report.results],
         "findings": [finding_document(f) for f in report.findings],
     }
@@ -57,6 +60,7 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         },
         "elapsed_ms": result.elapsed_ms,
         "fused": result.fused,
+        "descriptive": result.descriptive,
     }
     if result.changes:
         document["changes"] = list(result.changes)

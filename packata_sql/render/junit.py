@@ -18,6 +18,10 @@ def render_junit(report: Report) -> str:
         "skipped": str(summary["inconclusive"] + summary["skipped"]),
         "time": f"{sum(r.elapsed_ms for r in report.results) / 1000:.3f}",
     })
+    properties = ElementTree.SubElement(suite, "properties")
+    for name, count in (("descriptive_only", report.descriptive_only),
+                        ("accepted_unexecuted", report.accepted_unexecuted)):
+        ElementTree.SubElement(properties, "property", {"name": name, "value": str(count)})
     for result in report.results:
         case = ElementTree.SubElement(suite, "testcase", {
             "classname": result.source_path.split(".quality")[0],
@@ -40,6 +44,8 @@ def render_junit(report: Report) -> str:
         elif result.status is not Status.PASSED:
             diagnostic = result.diagnostic
             label = f"{result.status.value}: {diagnostic.code if diagnostic else ''}"
+            if result.descriptive and report.accept_unexecutable:
+                label += " (accepted unexecuted)"
             ElementTree.SubElement(case, "skipped", {"message": label})
     ElementTree.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, "unicode") + "\n"

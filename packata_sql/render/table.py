@@ -45,12 +45,25 @@ def _why(result: RuleResult) -> str:
     return ""
 
 
+def _descriptive(report: Report) -> str:
+    """Rules that describe quality (text, custom for other tools) and were not executed."""
+    count = report.descriptive_only
+    if not count:
+        return ""
+    rules = "rule is" if count == 1 else "rules are"
+    if report.accept_unexecutable:
+        return f" · {count} descriptive {rules} accepted unexecuted"
+    return (f" · {count} {rules} descriptive only, not executable here"
+            " (--accept-unexecutable accepts them)")
+
+
 def render_table(report: Report, *, color: bool) -> str:
     buffer = io.StringIO()
     width = max(100, shutil.get_terminal_size((120, 24)).columns)
     console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
                       highlight=False)
-    table = Table(title=f"packata-sql check · {report.contract}", title_justify="left",
+    schema = f" · schema: {report.schema}" if report.schema else ""
+    table = Table(title=f"packata-sql check · {report.contract}{schema}", title_justify="left",
                   expand=False, show_lines=False)
     table.add_column("status", no_wrap=True)
     table.add_column("rule", overflow="fold")
@@ -79,7 +92,8 @@ def render_table(report: Report, *, color: bool) -> str:
     outcome = report.outcome
     console.print(Text.assemble(
         (outcome.value.upper(), _OUTCOME_STYLES[outcome]),
-        f" · {counts or 'no rules'} · read-only: {report.read_only or 'not connected'}"
+        f" · {counts or 'no rules'}{_descriptive(report)}"
+        f" · read-only: {report.read_only or 'not connected'}"
         f" · target: {report.target}" + (" · interrupted" if report.interrupted else ""),
     ))
     return buffer.getvalue()

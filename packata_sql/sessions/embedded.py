@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import datetime
-import re
 import sqlite3
+import time
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
-from packata_sql.catalog.patterns import compile_quietly, engine_problem
+import re2
+import sqlglot.expressions as exp
+
+from packata_sql.catalog.patterns import MAX_PATTERN_LENGTH
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.facts import ColumnFact
@@ -44,9 +47,25 @@ class DuckDBSession(TimedSession):
             # The progress bar would write into the report on stdout; it is a session option,
             # so it is set before the configuration is locked.
             self._conn.execute("SET enable_progress_bar = false")
+            self.schema = self._set_schema(endpoint.declared_schema)
             self._conn.execute("SET lock_configuration = true")
+        except ProviderError:
+            self._conn.close()
+            raise
         except Exception as error:
             raise ProviderError("connection-failed", type(error).__name__) from None
+
+    def _set_schema(self, declared: str | None) -> str:
+        """Unqualified names resolve in the declared schema first, as library metrics do. Set
+        before the configuration is locked, so authored SQL cannot change it."""
+        if declared is not None:
+            value = self.dialect.render(exp.Literal.string(self.dialect.quote_identifier(declared)))
+            try:
+                self._conn.execute(f"SET schema = {value}")
+            except self._duckdb.CatalogException:
+                raise ProviderError("missing-schema") from None
+        row = self._conn.execute("SELECT current_schema()").fetchone()
+        return str(row[0]) if row else "main"
 
     def _interrupt(self) -> None:
         self._conn.interrupt()
@@ -67,6 +86,10 @@ class DuckDBSession(TimedSession):
         width = len(cursor.description or ())
         return Result(width, list(cursor.fetchmany(2)) if width else [])
 
+    def _objects(self, schema: str | None) -> list[str]:
+        return [str(row[0]) for row in
+                self._conn.execute(self.dialect.objects_sql(), [schema]).fetchall()]
+
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []
         return {str(d[0]): self.dialect.family(str(d[1])) for d in description}
@@ -84,10 +107,19 @@ class DuckDBSession(TimedSession):
 
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
 _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
+#: SQLite virtual-machine steps between two looks at the clock (about a millisecond of work).
+_PROGRESS_STEPS = 10_000
+#: Compiled patterns kept per session; a rule reading patterns from a column must not make
+#: every row's RE2 program (up to `max_mem` each) live at once.
+_PATTERN_CACHE = 16
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would write the refused pattern to stderr
 
 
 class SQLiteSession(TimedSession):
     """`mode=ro` + `PRAGMA query_only` + an authorizer that allows reading and nothing else."""
+
+    schema: str | None = "main"
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.dialect = get_dialect("sqlite")
@@ -100,29 +132,50 @@ class SQLiteSession(TimedSession):
         except sqlite3.Error as error:
             raise ProviderError("connection-failed", getattr(error, "sqlite_errorname", None)) \
                 from None
-        self._patterns: dict[str, re.Pattern[str]] = {}
+        self._patterns: dict[str, Any] = {}
         self._conn.create_function("regexp", 2, self._regexp, deterministic=True)
         self._conn.set_authorizer(_authorize)
+        # The statement's own deadline, checked inside SQLite: it holds even when the main
+        # thread cannot run (a long stretch of callbacks) and covers every statement.
+        self._deadline = float("inf")
+        self._conn.set_progress_handler(self._past_deadline, _PROGRESS_STEPS)
 
     def _regexp(self, pattern: object, value: object) -> int | None:
-        """SEMANTICS 3.3 search semantics; patterns that fail the guard are refused."""
+        """SEMANTICS 3.3 search semantics in RE2, linear in the text whatever the pattern, so
+        no cell holds the statement past its deadline; patterns RE2 refuses are errors."""
         if value is None or pattern is None:
             return None
         if not isinstance(value, str) or not isinstance(pattern, str):
             return 0
         compiled = self._patterns.get(pattern)
         if compiled is None:
-            if engine_problem(pattern) is not None:
+            if len(pattern) > 8 * MAX_PATTERN_LENGTH:
                 raise ValueError("pattern refused")
-            compiled = self._patterns[pattern] = compile_quietly(pattern)
+            try:
+                compiled = re2.compile(pattern, _RE2_OPTIONS)
+            except re2.error:
+                raise ValueError("pattern refused") from None
+            if len(self._patterns) >= _PATTERN_CACHE:
+                self._patterns.clear()
+            self._patterns[pattern] = compiled
         return 1 if compiled.search(value) else 0
 
+    def _past_deadline(self) -> int:
+        """SQLite's progress handler: non-zero stops the statement with SQLITE_INTERRUPT."""
+        return 1 if time.monotonic() >= self._deadline else 0
+
+    def _start_clock(self) -> None:
+        self._deadline = time.monotonic() + self.limit_s
+
     def _interrupt(self) -> None:
+        self._deadline = float("-inf")  # holds even between two steps, where interrupt() is lost
         self._conn.interrupt()
 
     def _classify(self, error: Exception) -> ProviderError:
         code = getattr(error, "sqlite_errorname", None) or type(error).__name__
         text = str(error)
+        if code == "SQLITE_INTERRUPT":
+            return ProviderError("timeout", code)
         if text.startswith("no such table"):
             return ProviderError("missing-object", code)
         if code == "SQLITE_AUTH" or "not authorized" in text:
@@ -130,14 +183,24 @@ class SQLiteSession(TimedSession):
         return ProviderError("provider-error", code)
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        self._start_clock()
         cursor = self._conn.execute(sql, tuple(_sqlite_value(p) for p in parameters or ()))
         try:
             width = len(cursor.description or ())
-            return Result(width, list(cursor.fetchmany(2)) if width else [])
+            boolean = parameters is not None and width == 1 and self.dialect.boolean_valued(sql, "")
+            return Result(width, list(cursor.fetchmany(2)) if width else [], boolean)
+        finally:
+            cursor.close()
+
+    def _objects(self, schema: str | None) -> list[str]:
+        cursor = self._conn.execute(self.dialect.objects_sql(), (schema,))
+        try:
+            return [str(row[0]) for row in cursor.fetchall()]
         finally:
             cursor.close()
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        self._start_clock()
         cursor = self._conn.execute(self.dialect.probe_sql(segments))
         try:
             return {str(d[0]): Family.DYNAMIC for d in cursor.description}

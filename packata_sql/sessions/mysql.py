@@ -112,6 +112,25 @@ class MySQLSession(TimedSession):
                 cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
         except self._pymysql.Error as error:
             raise self._classify(error) from None
+        self.schema = self._use_schema()
+
+    def _use_schema(self) -> str | None:
+        """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
+        current database, so authored SQL reads the objects library metrics read."""
+        declared = self._endpoint.declared_schema
+        try:
+            with self._conn.cursor() as cursor:
+                if declared is not None:
+                    cursor.execute(f"USE {self.dialect.quote_identifier(declared)}")
+                cursor.execute("SELECT DATABASE()")
+                rows = cursor.fetchall()
+        except self._pymysql.Error as error:
+            code = error.args[0] if error.args and isinstance(error.args[0], int) else None
+            raise ProviderError("missing-schema", str(code) if code else None) from None
+        current = rows[0][0] if rows else None
+        if current is None and declared is not None:
+            raise ProviderError("missing-schema")
+        return None if current is None else str(current)
 
     def _connection_error(self, error: Exception) -> ProviderError:
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
@@ -144,23 +163,31 @@ class MySQLSession(TimedSession):
             cursor.execute("START TRANSACTION READ ONLY")
             cursor.execute(statement, parameters if parameters else None)
             width = len(cursor.description or ())
+            boolean = self._boolean_valued(sql, parameters, cursor.description)
             rows = [tuple(r) for r in cursor.fetchmany(2)] if width else []
             if len(rows) == 2 or not width:
                 # More rows may follow (reading them could take long), or another result
                 # set: drop the connection instead of draining it.
                 self._kill_connection(cursor)
-                return Result(width, rows)
+                return Result(width, rows, boolean)
             if cursor.fetchone() is not None or cursor.nextset():
                 self._kill_connection(cursor)
-                return Result(width, rows if width else [])
+                return Result(width, rows if width else [], boolean)
             self._conn.rollback()
-            return Result(width, rows)
+            return Result(width, rows, boolean)
         except self._pymysql.Error:
             self._discard()
             raise
         finally:
             if self._conn is not None and self._conn.open:
                 cursor.close()
+
+    def _boolean_valued(self, sql: str, parameters: Sequence[object] | None,
+                        description: Any) -> bool:
+        """An authored one-column result the server reports as a boolean expression."""
+        if parameters is None or not description or len(description) != 1:
+            return False
+        return self.dialect.boolean_valued(sql, f"{description[0][1]}:{description[0][3]}")
 
     def _discard(self) -> None:
         try:
@@ -223,6 +250,19 @@ class MySQLSession(TimedSession):
             raise ProviderError("missing-object", "1146")
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
                                 str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
+
+    def _objects(self, schema: str | None) -> list[str]:
+        self._ensure()
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute(self.dialect.objects_sql(), [schema])
+            return [str(row[0]) for row in cursor.fetchall()]
+        except self._pymysql.Error:
+            self._discard()
+            raise
+        finally:
+            if self._conn.open:
+                cursor.close()
 
     def _interrupt(self) -> None:
         self._kill("QUERY")

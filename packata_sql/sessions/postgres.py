@@ -71,6 +71,7 @@ class PostgresSession(TimedSession):
         self.dialect = get_dialect("postgres")
         self._conn: Any = None
         self._connect()
+        self.schema = self._resolve_schema()
         self.risks = self._inspect_login()
         self.authored_allowed = not self.risks or trust_environment
         self.read_only = TRUSTED if self.risks and trust_environment else ENFORCED
@@ -106,6 +107,30 @@ class PostgresSession(TimedSession):
             self._end()
         return login_risks(row) if row else ["unknown-role"]
 
+    def _set_search_path(self, cursor: Any) -> None:
+        """Unqualified names resolve in the declared schema, for this transaction only, as
+        library metrics do (pg_catalog stays first implicitly); no declared schema, no change."""
+        schema = self._endpoint.declared_schema
+        if schema is not None:
+            statement = self._psycopg.sql.SQL("SET LOCAL search_path TO {}")
+            cursor.execute(statement.format(self._psycopg.sql.Identifier(schema)))
+
+    def _resolve_schema(self) -> str | None:
+        """The schema unqualified names resolve in; a declared one must exist and be usable."""
+        try:
+            with self._conn.cursor() as cursor:
+                self._set_search_path(cursor)
+                cursor.execute("SELECT current_schema()")
+                row = cursor.fetchone()
+        except self._psycopg.Error as error:
+            raise self._classify(error) from None
+        finally:
+            self._end()
+        current = row[0] if row else None
+        if current is None and self._endpoint.declared_schema is not None:
+            raise ProviderError("missing-schema")
+        return None if current is None else str(current)
+
     def _end(self) -> None:
         """Ends the statement's transaction; a broken connection is replaced before the next."""
         try:
@@ -123,6 +148,7 @@ class PostgresSession(TimedSession):
         try:
             with self._conn.cursor() as setup:
                 setup.execute(_SETUP, [str(max(1, int(self.limit_s * 1000)))])
+                self._set_search_path(setup)
             cursor = self._conn.cursor(name=_CURSOR)
             try:
                 cursor.execute(sql, parameters)
@@ -163,6 +189,7 @@ class PostgresSession(TimedSession):
         self._ensure()
         try:
             with self._conn.cursor() as cursor:
+                self._set_search_path(cursor)
                 cursor.execute(_FACTS, [self.dialect.quote_path(segments)])
                 rows = cursor.fetchall()
         finally:
@@ -171,6 +198,16 @@ class PostgresSession(TimedSession):
             raise ProviderError("missing-object", "42P01")
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[2])),
                                 bool(r[3])) for i, r in enumerate(rows, 1))
+
+    def _objects(self, schema: str | None) -> list[str]:
+        self._ensure()
+        try:
+            with self._conn.cursor() as cursor:
+                self._set_search_path(cursor)
+                cursor.execute(self.dialect.objects_sql(), [schema])
+                return [str(row[0]) for row in cursor.fetchall()]
+        finally:
+            self._end()
 
     def _interrupt(self) -> None:
         conn = self._conn

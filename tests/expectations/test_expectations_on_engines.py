@@ -45,3 +45,14 @@ def test_count_without_expectation_is_inconclusive_on_engines(engine, check, con
     assert (result.status, result.value, result.diagnostic.code) == (
         Status.INCONCLUSIVE, 3, "no-expectation"
     )
+
+
+def test_odcs_30_null_check_without_threshold_says_which_key_to_add(engine, check, contract_for):
+    """ODCS 3.0 `rule: nullCheck` with no threshold: still inconclusive, never a guessed pass."""
+    contract = contract_for("- type: library\n  rule: nullCheck").replace("v3.1.0", "v3.0.2")
+    result = check(engine, contract, ROWS).results[0]
+    assert (result.status, result.value, result.diagnostic.code) == (
+        Status.INCONCLUSIVE, 1, "no-expectation"
+    )
+    assert "add one, e.g. 'mustBe: 0' to require no NULL cells" in result.diagnostic.message
+    assert "'nullCheck'" in result.diagnostic.message

@@ -17,8 +17,11 @@ NOISE = st.lists(st.sampled_from([
     "$", "$$", ";", "#", "\\", "é", "☃", " ", "x", "{", "}", "\n", "%",
 ]), max_size=12).map("".join)
 PLACEHOLDERS = {"{object}": "object", "${object}": "object", "{table}": "object",
-                "{property}": "property", "{column}": "property", "${column}": "property"}
-CODE = st.sampled_from(["SELECT ", " + ", " FROM ", "(", ")", " , ", " x ", "{1}", " = ", *PLACEHOLDERS])
+                "{model}": "object", "${model}": "object",
+                "{property}": "property", "{column}": "property", "${column}": "property",
+                "{field}": "property", "${field}": "property"}
+# " FROM x ": a string right after FROM is a file DuckDB reads, a finding (tested in the vectors).
+CODE = st.sampled_from(["SELECT ", " + ", " FROM x ", "(", ")", " , ", " x ", "{1}", " = ", *PLACEHOLDERS])
 
 
 def string_literal(dialect: str, text: str) -> str:
