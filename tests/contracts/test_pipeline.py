@@ -174,3 +174,8 @@ def test_contradictory_assertions_load_with_a_warning(tmp_path):
     assert (finding.code, finding.rule_key, finding.level.value) == \
         ("contradictory-expectations", "never", "warning")
     assert finding.source_path == "data_quality.rules[0]" and finding.line == 4
+
+
+def test_expressions_get_the_authored_sql_deny_list(tmp_path):
+    compiled = _compiled(tmp_path, "pg_sleep(5) IS NOT NULL", "postgres")
+    assert compiled.blocked["e"].code == "denied-function"
