@@ -65,7 +65,7 @@ class RowCheck(ConstraintHandler):
         return exp.Count(this=exp.Case().when(_any(failing), _ONE))
 
 
-class NotNull(RowCheck):
+class NotNull(ConstraintHandler):
     """Rows with a NULL in any listed column."""
 
     kind = "notNull"
