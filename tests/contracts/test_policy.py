@@ -9,6 +9,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from packata_sql.cli import main
 from packata_sql.contracts.canonical import CanonicalError, canonical_bytes, sha256_hex
@@ -204,3 +206,28 @@ def test_the_hash_changes_when_any_rule_changes():
 def test_canonical_refuses_nan():
     with pytest.raises(CanonicalError):
         canonical_bytes('{"x": NaN}')
+
+
+_SCALARS = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8) \
+    | st.floats(allow_nan=False, allow_infinity=False, width=64)
+_DOCUMENTS = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20)
+
+
+def _reversed_keys(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _reversed_keys(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reversed_keys(v) for v in value]
+    return value
+
+
+@settings(max_examples=150, deadline=None)
+@given(_DOCUMENTS)
+def test_any_document_hashes_the_same_however_it_is_written(document):
+    compact = json.dumps(document, separators=(",", ":"))
+    spaced = json.dumps(_reversed_keys(document), indent=3, ensure_ascii=False)
+    assert sha256_hex(compact) == sha256_hex(spaced)
+    # The same value (JSON numbers are IEEE doubles in RFC 8785, so read both as floats).
+    assert json.loads(canonical_bytes(spaced), parse_int=float) == \
+        json.loads(compact, parse_int=float)
