@@ -162,3 +162,16 @@ def test_unknown_logical_type_checks_presence_with_a_warning(check):
     assert [(f.code, f.level.value) for f in report.findings] == [
         ("constraint-not-checkable", "warning")] * 2
     assert report.complete
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "sqlite", "postgres", "mysql"])
+def test_portable_formats_pass_every_live_engines_pattern_guard(dialect):
+    from packata_sql.catalog.constraints import PORTABLE_FORMATS
+    from packata_sql.catalog.metrics import engine_pattern_findings
+    from packata_sql.catalog.patterns import pattern_problem
+    from packata_sql.contracts.model import Site
+    from packata_sql.dialects import get_dialect
+
+    for pattern in PORTABLE_FORMATS.values():
+        assert pattern_problem(pattern) is None
+        assert engine_pattern_findings(pattern, get_dialect(dialect), Site("f")) == []
