@@ -79,9 +79,13 @@ KINDS = {
 }
 
 
+# Physical column names with quotes, a backtick and a space (the keys use the property names).
+PHYSICAL = {"email": "e'mail \"x\" `y`", "k2": "K 2"}
+
+
 def contract(path: Path) -> Path:
-    properties = [{"name": name, "logicalType": logical, **declared}
-                  for name, (_, logical, declared) in COLUMNS.items()]
+    properties = [{"name": name, "physicalName": PHYSICAL.get(name, name), "logicalType": logical,
+                   **declared} for name, (_, logical, declared) in COLUMNS.items()]
     properties.append({"name": "ghost", "logicalType": "string"})
     document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "cons", "version": "1",
                 "status": "active",
@@ -92,7 +96,7 @@ def contract(path: Path) -> Path:
 
 def create_statements(engine: str) -> list[str]:
     dialect = get_dialect(engine)
-    columns = ", ".join(f"{dialect.quote_identifier(name)} {KINDS[engine][kind]}"
+    columns = ", ".join(f"{dialect.quote_identifier(PHYSICAL.get(name, name))} {KINDS[engine][kind]}"
                         for name, (kind, _, _) in COLUMNS.items())
     table = dialect.quote_identifier(TABLE)
     return [f"DROP TABLE IF EXISTS {table}", f"CREATE TABLE {table} ({columns})"]
