@@ -136,6 +136,10 @@ def test_compile_lists_catalog_checks_without_sql(tmp_path):
     assert rules["schema[t].properties[a].logicalType"]["sql"] is None
     assert rules["schema[t].properties[a].logicalType"]["metric"] == "logicalType"
     assert plan["scans"][0]["rules"] == ["schema[t].properties[a].required"]
+    done = subprocess.run([sys.executable, "-m", "packata_sql", "compile", str(contract),
+                           "--dialect", "postgres", "--category", "quality"],
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout)["rules"] == []
 
 
 def test_reports_count_constraint_and_quality_apart(check):
