@@ -21,16 +21,16 @@ from packata_sql.runner import RunOptions, run
 
 TABLE = "it's \"cons\" `tbl`"  # the physical name; the contract's name is `cons`
 UUID = "123e4567-e89b-12d3-a456-426614174000"
-# (k1, k2, name, amount, score, email, uid)
+# (k1, k2, name, amount, score, email, uid, ip)
 ROWS: list[tuple[Any, ...]] = [
-    (1, "x", "a", "0", 1, "a@b.co", UUID),
-    (1, "X", "A", "10", 0, "bad", "not-a-uuid"),
-    (1, "x", "a ", "-1", 100, "x@y.z", None),
-    (None, "x", "a", "5.5", 50, None, UUID.upper()),
-    (2, None, None, None, None, "a b@c.d", "g" + UUID[1:]),
-    (2, "y", "abcd", "9.99", 99, "é@x.org", ""),
-    (3, "z", "é", "10.5", -5, "@x.org", UUID.replace("-", "")),
-    (3, "z ", "ab", "0.01", 101, "a@b.c ", UUID + " "),
+    (1, "x", "a", "0", 1, "a@b.co", UUID, "1.2.3.4"),
+    (1, "X", "A", "10", 0, "bad", "not-a-uuid", "256.1.1.1"),
+    (1, "x", "a ", "-1", 100, "x@y.z", None, "01.2.3.4"),
+    (None, "x", "a", "5.5", 50, None, UUID.upper(), "255.255.255.255"),
+    (2, None, None, None, None, "a b@c.d", "g" + UUID[1:], None),
+    (2, "y", "abcd", "9.99", 99, "é@x.org", "", "1.2.3"),
+    (3, "z", "é", "10.5", -5, "@x.org", UUID.replace("-", ""), "1.2.3.4 "),
+    (3, "z ", "ab", "0.01", 101, "a@b.c ", UUID + " ", "10.0.0.1"),
 ]
 # Column → (kind, logicalType, what the property declares besides its type).
 COLUMNS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -44,6 +44,7 @@ COLUMNS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "exclusiveMinimum": 0, "exclusiveMaximum": 100}}),
     "email": ("text", "string", {"logicalTypeOptions": {"format": "email"}}),
     "uid": ("ci", "string", {"logicalTypeOptions": {"format": "uuid"}}),
+    "ip": ("text", "string", {"logicalTypeOptions": {"format": "ipv4"}}),
 }
 P = "schema[cons].properties"
 # Worked by hand from ROWS (README "Constraints").
@@ -60,6 +61,7 @@ EXPECTED: dict[str, tuple[Status, object]] = {
     f"{P}[score].logicalTypeOptions.exclusiveMaximum": (Status.FAILED, 2),  # 100, 101
     f"{P}[email].logicalTypeOptions.format": (Status.FAILED, 4),  # bad, 'a b@c.d', '@x.org', 'a@b.c '
     f"{P}[uid].logicalTypeOptions.format": (Status.FAILED, 5),
+    f"{P}[ip].logicalTypeOptions.format": (Status.FAILED, 4),  # 256…, 01…, 1.2.3, trailing space
     # NULL keys (rows 4, 5) and one excess (1, 'x'); (1, 'X') and (3, 'z ') are other keys.
     "schema[cons].primaryKey": (Status.FAILED, 3),
     **{f"{P}[{c}].logicalType": (Status.PASSED, True) for c in COLUMNS},
@@ -77,9 +79,13 @@ KINDS = {
 }
 
 
+# Physical column names with quotes, a backtick and a space (the keys use the property names).
+PHYSICAL = {"email": "e'mail \"x\" `y`", "k2": "K 2"}
+
+
 def contract(path: Path) -> Path:
-    properties = [{"name": name, "logicalType": logical, **declared}
-                  for name, (_, logical, declared) in COLUMNS.items()]
+    properties = [{"name": name, "physicalName": PHYSICAL.get(name, name), "logicalType": logical,
+                   **declared} for name, (_, logical, declared) in COLUMNS.items()]
     properties.append({"name": "ghost", "logicalType": "string"})
     document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "cons", "version": "1",
                 "status": "active",
@@ -90,7 +96,7 @@ def contract(path: Path) -> Path:
 
 def create_statements(engine: str) -> list[str]:
     dialect = get_dialect(engine)
-    columns = ", ".join(f"{dialect.quote_identifier(name)} {KINDS[engine][kind]}"
+    columns = ", ".join(f"{dialect.quote_identifier(PHYSICAL.get(name, name))} {KINDS[engine][kind]}"
                         for name, (kind, _, _) in COLUMNS.items())
     table = dialect.quote_identifier(TABLE)
     return [f"DROP TABLE IF EXISTS {table}", f"CREATE TABLE {table} ({columns})"]

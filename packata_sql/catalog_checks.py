@@ -67,4 +67,6 @@ def _drift(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     if level is Classification.COMPATIBLE:
         return Answer(True, changes=changes)
     severity = Severity.ERROR if level is Classification.BREAKING else Severity.WARNING
-    return Answer(False, (f"no {level.value} schema drift",), severity=severity, changes=changes)
+    more = f" ({drift.omitted} more changes not listed)" if drift.omitted else ""
+    return Answer(False, (f"no {level.value} schema drift{more}",), severity=severity,
+                  changes=changes)

@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     compile_.add_argument("--dialect", required=True,
                           help="duckdb, sqlite, postgres, mysql or sqlserver")
     compile_.add_argument("--format", choices=("json",), default="json")
+    compile_.add_argument("--category", action="append", choices=("constraint", "quality"),
+                          help="plan only rules of this category (repeatable; default: all)")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
 

@@ -53,10 +53,9 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         if unknown:
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
     parameters = dict(_parameters(getattr(args, "param", [])))
-    categories = getattr(args, "category", None)
     compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
                                 select=selected, parameters=parameters,
-                                categories=[Category(c) for c in categories] if categories else None)
+                                categories=_categories(args))
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
@@ -65,6 +64,12 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
     )
     report = run(contract, compiled, endpoint, options)
     return replace(report, declaration=dict(contract.declaration))
+
+
+def _categories(args: argparse.Namespace) -> list[Category] | None:
+    """`--category` (repeatable); None keeps every category."""
+    chosen = getattr(args, "category", None)
+    return [Category(c) for c in chosen] if chosen else None
 
 
 def _with_drift_rules(args: argparse.Namespace, contract: Contract) -> Contract:
@@ -168,7 +173,7 @@ def compile_plans(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
     dialect = get_dialect(args.dialect)
-    compiled = compile_contract(contract, dialect)
+    compiled = compile_contract(contract, dialect, categories=_categories(args))
     sys.stdout.write(dumps(plan_document(contract, compiled, dialect)) + "\n")
     return 0
 

@@ -66,12 +66,11 @@ class Change:
 
 @dataclass(frozen=True)
 class Drift:
-    changes: tuple[Change, ...]
+    """The changes (the first MAX_CHANGES) and the classification of all of them."""
 
-    @property
-    def classification(self) -> Classification:
-        return max((c.classification for c in self.changes), key=_ORDER.index,
-                   default=Classification.COMPATIBLE)
+    changes: tuple[Change, ...]
+    classification: Classification = Classification.COMPATIBLE
+    omitted: int = 0  # changes beyond MAX_CHANGES, counted in the classification
 
 
 class OverrideError(ValueError):
@@ -182,12 +181,14 @@ def classify(before: Sequence[Field], after: Sequence[ColumnFact], dialect: Dial
     for index, name in enumerate(baseline_order):
         if live_order[index] != name:
             add(name, "order-changed", str(index + 1), str(live_order.index(name) + 1))
-    return Drift(tuple(changes[:MAX_CHANGES]))
+    worst = max((c.classification for c in changes), key=_ORDER.index,
+                default=Classification.COMPATIBLE)
+    return Drift(tuple(changes[:MAX_CHANGES]), worst, max(len(changes) - MAX_CHANGES, 0))
 
 
 def _type_change(old: Field, live: ColumnFact, dialect: Dialect) -> str | None:
     if not old.native_type and not old.logical_type:
-        return "type-resolved"
+        return "type-resolved" if live.native_type else None
     if old.native_type:
         if physical_matches(old.native_type, live, dialect):
             return None

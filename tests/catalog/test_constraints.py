@@ -136,6 +136,10 @@ def test_compile_lists_catalog_checks_without_sql(tmp_path):
     assert rules["schema[t].properties[a].logicalType"]["sql"] is None
     assert rules["schema[t].properties[a].logicalType"]["metric"] == "logicalType"
     assert plan["scans"][0]["rules"] == ["schema[t].properties[a].required"]
+    done = subprocess.run([sys.executable, "-m", "packata_sql", "compile", str(contract),
+                           "--dialect", "postgres", "--category", "quality"],
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout)["rules"] == []
 
 
 def test_reports_count_constraint_and_quality_apart(check):
@@ -162,3 +166,16 @@ def test_unknown_logical_type_checks_presence_with_a_warning(check):
     assert [(f.code, f.level.value) for f in report.findings] == [
         ("constraint-not-checkable", "warning")] * 2
     assert report.complete
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "sqlite", "postgres", "mysql"])
+def test_portable_formats_pass_every_live_engines_pattern_guard(dialect):
+    from packata_sql.catalog.constraints import PORTABLE_FORMATS
+    from packata_sql.catalog.metrics import engine_pattern_findings
+    from packata_sql.catalog.patterns import pattern_problem
+    from packata_sql.contracts.model import Site
+    from packata_sql.dialects import get_dialect
+
+    for pattern in PORTABLE_FORMATS.values():
+        assert pattern_problem(pattern) is None
+        assert engine_pattern_findings(pattern, get_dialect(dialect), Site("f")) == []

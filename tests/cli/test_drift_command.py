@@ -123,3 +123,22 @@ def test_the_contract_can_enable_drift_with_its_own_overrides(tmp_path):
     assert (code, report["outcome"], drift["severity"]) == (0, "warn", "warning")
     code, report = check(contract, url, "--drift", "nullability-relaxed=breaking")
     assert (code, report["outcome"]) == (1, "fail")  # the command line has the last word
+
+
+def test_a_wide_drift_is_bounded_but_classified_in_full():
+    from packata_sql.dialects import Family, get_dialect
+    from packata_sql.drift import MAX_CHANGES, Classification, Field, classify
+    from packata_sql.facts import ColumnFact
+
+    dialect = get_dialect("duckdb")
+    added = [ColumnFact(f"c{i}", i + 1, "INTEGER", Family.NUMBER, True) for i in range(300)]
+    removed = [Field("gone", "INTEGER", None, True)]
+    drift = classify(removed, added, dialect)  # removals first, then 300 additions
+    assert len(drift.changes) == MAX_CHANGES and drift.omitted == 101
+    assert drift.classification is Classification.BREAKING
+    late = classify([], [*added, ColumnFact("z", 301, "INTEGER", Family.NUMBER, False)], dialect)
+    assert late.changes[-1].change == "field-added-nullable"  # the required one was cut off
+    assert late.classification is Classification.WARNING  # and still counts
+    untyped = classify([Field("x")], [ColumnFact("x", 1, "", Family.DYNAMIC, None)],
+                       get_dialect("sqlite"))
+    assert untyped.changes == ()  # an untyped SQLite column stays untyped: no change
