@@ -32,6 +32,10 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
         endpoint = parse_url(url) if url else from_server(contract, server)
     except EndpointError as error:
         raise UsageError(str(error)) from None
+    if endpoint.password_source == "url" and endpoint.password:
+        print("packata-sql: warning: the database URL holds a password, which shell history "
+              "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
+              "(the password is not shown)", file=sys.stderr)
     if endpoint.engine == "duckdb" and endpoint.in_memory and not trust_environment:
         raise UsageError(
             "an in-memory DuckDB database cannot be opened read-only; point --url at a "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -103,7 +103,8 @@ def run(
     try:
         if compiled.executable:
             try:
-                session = open_session(endpoint, trust_environment=options.trust_environment)
+                session = open_session(_bounded(endpoint, state.remaining()),
+                                       trust_environment=options.trust_environment)
                 read_only = session.read_only
             except ProviderError as error:
                 connection_problem = str(error)
@@ -125,6 +126,11 @@ def run(
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
                   interrupted, dict(options.settings), connection_problem)
+
+
+def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
+    """Connecting counts against the per-rule timeout and the run's budget."""
+    return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
