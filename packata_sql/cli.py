@@ -141,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--url")
     where.add_argument("--server", type=_not_a_url)
     doctor.add_argument("--trust-environment", action="store_true")
+    doctor.add_argument("--timeout", type=_positive, default=10.0, metavar="S",
+                        help="time limit to open the connection in seconds (default 10)")
 
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=("table", "json", "junit"), default="table")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from packata_sql.cli import UsageError
@@ -120,6 +121,7 @@ def doctor(args: argparse.Namespace) -> int:
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
     print(f"target: {endpoint.describe()}")
+    endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:

@@ -33,6 +33,16 @@ _MYSQL_TLS_REQUIRED = ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 _CLEARTEXT_PLUGINS = ("mysql_clear_password", "dialog")
 
 
+class ConnectTimeout(ProviderError):
+    """The server took longer than the connect limit: said in those words on stderr and in
+    `doctor`; reports carry `connection-failed` with provider code `connect-timeout`."""
+
+    def __init__(self) -> None:
+        super().__init__("connection-failed", "connect-timeout")
+        self.args = ("the server did not answer in time to open a connection (the limit is "
+                     "--timeout, or what is left of --budget; at most 10 s)",)
+
+
 def postgres_arguments(endpoint: Endpoint, libpq_version: int) -> dict[str, Any]:
     """Keyword arguments for `psycopg.connect`. No password means None, never "": libpq
     then looks in PGPASSWORD and ~/.pgpass itself."""
@@ -51,7 +61,7 @@ def postgres_arguments(endpoint: Endpoint, libpq_version: int) -> dict[str, Any]
 def postgres_connect_failure(error: Exception) -> ProviderError | None:
     """The failures these arguments cause, or None to let the session classify the error."""
     if type(error).__name__ == "ConnectionTimeout":
-        return ProviderError("connection-failed", "connect-timeout")
+        return ConnectTimeout()
     if "!password" in str(error):  # libpq names the require_auth value it could not meet
         return ProviderError("insecure-connection", "cleartext-password")
     return None
@@ -90,7 +100,7 @@ def mysql_relax_timeouts(connection: Any) -> None:
 
 def mysql_connect_failure(error: Exception) -> ProviderError | None:
     if _timed_out(error):
-        return ProviderError("connection-failed", "connect-timeout")
+        return ConnectTimeout()
     return None
 
 
