@@ -161,12 +161,12 @@ def _mysql_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
         mode = mode.upper()
         if mode not in MYSQL_SSL_MODES:
             raise EndpointError(f"ssl_mode must be one of {', '.join(MYSQL_SSL_MODES)}")
+    elif flags.get("ssl") is False:
+        mode = "DISABLED"
     elif flags.get("ssl_verify_identity"):
         mode = "VERIFY_IDENTITY"
     elif flags.get("ssl_verify_cert") or "ssl_ca" in query:
         mode = "VERIFY_CA"
-    elif flags.get("ssl") is False:
-        mode = "DISABLED"
     elif flags.get("ssl") or "ssl_cert" in query or "ssl_key" in query:
         mode = "REQUIRED"
     if mode == "DISABLED" and query:
