@@ -1,0 +1,129 @@
+"""TLS for real: a throw-away PostgreSQL cluster (the machine's own binaries, a self-signed
+certificate for 127.0.0.1) whose logins authenticate with a cleartext password. URL TLS
+parameters reach libpq; the password goes only over a connection the URL requires to be
+encrypted; nothing prints it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+SENTINEL = "S3ntinel-pw-9c1e"
+BINARY = str(Path(sys.executable).with_name("packata-sql"))
+LOGIN = "tls_reader"
+
+
+def _as_postgres(*command: str) -> subprocess.CompletedProcess[str]:
+    """PostgreSQL refuses to run as root: run its tools as the `postgres` user then."""
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    return subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120,
+                          check=True)
+
+
+def _certificate(directory: Path, name: str) -> Path:
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-keyout", str(directory / f"{name}.key"), "-out", str(directory / f"{name}.crt"),
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        capture_output=True, check=True, timeout=60,
+    )
+    (directory / f"{name}.key").chmod(0o600)
+    return directory / f"{name}.crt"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def tls_server() -> Iterator[tuple[int, Path, Path]]:
+    """(port, the server's certificate, another certificate) of a cluster with ssl=on."""
+    tools = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+    if not tools or shutil.which("openssl") is None:
+        reason = "no PostgreSQL server binaries or openssl on this machine"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI requires the TLS suite: {reason}")
+        pytest.skip(reason)
+    bin_dir = tools[-1]
+    root = Path(tempfile.mkdtemp(prefix="packata-tls-"))
+    certificate = _certificate(root, "server")
+    stranger = _certificate(root, "stranger")
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        for path in root.iterdir():
+            shutil.chown(path, "postgres")
+    data, port = root / "data", _free_port()
+    _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--no-sync",
+                 "-A", "trust")
+    (data / "pg_hba.conf").write_text(
+        "local all all trust\n"
+        f"hostssl all {LOGIN} 127.0.0.1/32 password\n"
+        f"hostnossl all {LOGIN} 127.0.0.1/32 password\n"
+    )
+    settings = (f"-c port={port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
+                f" -c ssl=on -c ssl_cert_file={certificate} -c ssl_key_file={root}/server.key"
+                " -c fsync=off -c shared_buffers=16MB")
+    _as_postgres(str(bin_dir / "pg_ctl"), "-D", str(data), "-o", settings, "-l",
+                 str(root / "log"), "-w", "start")
+    try:
+        _as_postgres(
+            str(bin_dir / "psql"), "-h", str(root), "-p", str(port), "-U", "postgres", "-d",
+            "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c",
+            f"CREATE ROLE {LOGIN} LOGIN PASSWORD '{SENTINEL}'; CREATE TABLE probe (c int);"
+            f" INSERT INTO probe VALUES (1); GRANT SELECT ON probe TO {LOGIN};",
+        )
+        yield port, certificate, stranger
+    finally:
+        _as_postgres(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def contract(tmp_path: Path) -> str:
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "f", "version": "1.0.0",
+                "status": "active",
+                "schema": [{"name": "probe", "quality": [{"metric": "rowCount", "mustBe": 1}]}]}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return str(path)
+
+
+def check(contract: str, url: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    done = subprocess.run([BINARY, "check", contract, "--url", url, "--format", "json"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PACKATA_PASSWORD": SENTINEL})
+    assert SENTINEL not in done.stdout + done.stderr
+    return done, json.loads(done.stdout)["rules"][0]
+
+
+def test_tls_url_parameters_reach_libpq(tls_server, contract):
+    port, certificate, stranger = tls_server
+    base = f"postgresql://{LOGIN}@127.0.0.1:{port}/postgres"
+    for query in ("sslmode=require", f"sslmode=verify-ca&sslrootcert={certificate}",
+                  f"sslmode=verify-full&sslrootcert={certificate}"):
+        done, rule = check(contract, f"{base}?{query}")
+        assert (done.returncode, rule["status"]) == (0, "passed"), (query, done.stderr)
+    done, rule = check(contract, f"{base}?sslmode=verify-full&sslrootcert={stranger}")
+    assert (done.returncode, rule["diagnostic"]["code"]) == (2, "connection-failed")
+
+
+@pytest.mark.parametrize("query", ["", "?sslmode=prefer", "?sslmode=disable"])
+def test_cleartext_password_is_refused_unless_the_url_requires_tls(tls_server, contract, query):
+    """The server asks for the password in clear text (pg_hba `password`): only a URL that
+    requires TLS sends it, even when `prefer` would happen to encrypt."""
+    port, _, _ = tls_server
+    done, rule = check(contract, f"postgresql://{LOGIN}@127.0.0.1:{port}/postgres{query}")
+    assert (done.returncode, rule["diagnostic"]["code"]) == (2, "insecure-connection")
+    assert "in clear text" in done.stderr
