@@ -100,10 +100,12 @@ def contract(tmp_path: Path) -> str:
     return str(path)
 
 
-def check(contract: str, url: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+def check(contract: str, url: str, env: dict[str, str] | None = None,
+          ) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """The binary with the password in PACKATA_PASSWORD, unless `env` says otherwise."""
     done = subprocess.run([BINARY, "check", contract, "--url", url, "--format", "json"],
                           capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PACKATA_PASSWORD": SENTINEL})
+                          env={**os.environ, "PACKATA_PASSWORD": SENTINEL, **(env or {})})
     assert SENTINEL not in done.stdout + done.stderr
     return done, json.loads(done.stdout)["rules"][0]
 
@@ -127,3 +129,20 @@ def test_cleartext_password_is_refused_unless_the_url_requires_tls(tls_server, c
     done, rule = check(contract, f"postgresql://{LOGIN}@127.0.0.1:{port}/postgres{query}")
     assert (done.returncode, rule["diagnostic"]["code"]) == (2, "insecure-connection")
     assert "in clear text" in done.stderr
+
+
+def test_libpq_finds_the_password_in_pgpassword_and_pgpass(tls_server, contract, tmp_path):
+    port, _, _ = tls_server
+    url = f"postgresql://{LOGIN}@127.0.0.1:{port}/postgres?sslmode=require"
+    none = {"PACKATA_PASSWORD": "", "PGPASSWORD": "", "PGPASSFILE": str(tmp_path / "absent")}
+    done, rule = check(contract, url, none)
+    assert (done.returncode, rule["status"]) == (2, "error")  # no password from anywhere
+    done, rule = check(contract, url, {**none, "PGPASSWORD": SENTINEL})
+    assert (done.returncode, rule["status"]) == (0, "passed"), done.stderr
+    pgpass = tmp_path / "pgpass"
+    pgpass.write_text(f"127.0.0.1:{port}:postgres:{LOGIN}:{SENTINEL}\n")
+    pgpass.chmod(0o600)
+    done, rule = check(contract, url, {**none, "PGPASSFILE": str(pgpass)})
+    assert (done.returncode, rule["status"]) == (0, "passed"), done.stderr
+    done, rule = check(contract, url, {**none, "PGPASSWORD": SENTINEL + "x"})
+    assert rule["diagnostic"]["code"] == "authentication-failed"
