@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -248,6 +249,19 @@ def test_exhausted_budget_makes_rules_inconclusive(tmp_path):
     assert (rule["status"], rule["diagnostic"]["code"]) == ("inconclusive", "budget-exhausted")
 
 
+def _wait_until_opened(process: subprocess.Popen[str], database: Path) -> None:
+    """Readiness, not a guessed delay: the run has opened its session once the process holds
+    the database file open (start-up time varies with the machine's load)."""
+    fds = Path(f"/proc/{process.pid}/fd")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) == str(database) for fd in fds.iterdir()):
+                return
+        time.sleep(0.05)
+    raise AssertionError("the run never opened the database")
+
+
 def test_ctrl_c_ends_with_partial_report_and_exit_130(tmp_path):
     db = make_db("duckdb", tmp_path / "slow.duckdb", [SLOW_VIEW["duckdb"]])
     contract = write_contract(tmp_path, "- {metric: duplicateValues, mustBe: 0}")
@@ -256,7 +270,7 @@ def test_ctrl_c_ends_with_partial_report_and_exit_130(tmp_path):
          "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ},
     )
-    time.sleep(2.0)
+    _wait_until_opened(process, db)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
