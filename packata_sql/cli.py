@@ -22,7 +22,9 @@ class UsageError(Exception):
 _NOT_SHOWN = "(not shown: it may hold a password)"
 # Shown in messages: option names as options are spelled (not `-pSECRET`, the mysql habit).
 _OPTION_NAME = re.compile(r"-[A-Za-z]|--[a-z][a-z0-9-]*")
-_URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/|://|@")
+# `scheme://`, a scheme missing a slash (`postgresql:/`), or `user:password@` without one;
+# not a Windows drive (`C:/`) nor a path with an '@' in a folder name.
+_URL_LIKE = re.compile(r"://|^[A-Za-z][A-Za-z0-9+.-]+:/|^[^/@\s]*:[^/@\s]*@")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,7 +81,8 @@ def _not_a_url(text: str) -> str:
     """For arguments that are paths or names: a URL there is a misplaced --url."""
     if _URL_LIKE.search(text):
         raise argparse.ArgumentTypeError(
-            f"this looks like a database URL: pass it with --url {_NOT_SHOWN.replace(':', ';')}"
+            "this looks like a database URL: pass it with --url (the value is not shown: it may "
+            "hold a password)"
         )
     return text
 

@@ -83,3 +83,15 @@ def test_a_url_password_is_warned_about_without_being_shown(contract):
                     env={"PACKATA_PASSWORD": SENTINEL})
     assert "holds a password" not in quiet.stderr
     assert SENTINEL not in quiet.stdout + quiet.stderr
+
+
+def test_paths_that_merely_contain_at_signs_or_drives_are_not_urls(tmp_path):
+    folder = tmp_path / "team@v2"
+    folder.mkdir()
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "f", "version": "1.0.0",
+                "status": "active",
+                "schema": [{"name": "probe", "quality": [{"metric": "rowCount", "mustBe": 1}]}]}
+    contract = folder / "c.yaml"
+    contract.write_text(yaml.safe_dump(document), encoding="utf-8")
+    done = packata("compile", str(contract), "--dialect", "duckdb")
+    assert done.returncode == 0, done.stderr
