@@ -1,7 +1,8 @@
-"""TLS for real: a throw-away PostgreSQL cluster (the machine's own binaries, a self-signed
-certificate for 127.0.0.1) whose logins authenticate with a cleartext password. URL TLS
-parameters reach libpq; the password goes only over a connection the URL requires to be
-encrypted; nothing prints it."""
+"""TLS for real, on throw-away servers started from the machine's own binaries with a
+self-signed certificate for 127.0.0.1 (the shared servers run without TLS and stay untouched):
+a PostgreSQL cluster whose login authenticates with a cleartext password, and a MariaDB server
+whose login `REQUIRE SSL`. URL TLS parameters reach libpq and PyMySQL; the password goes only
+over a connection the URL requires to be encrypted; nothing prints it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,11 +25,27 @@ BINARY = str(Path(sys.executable).with_name("packata-sql"))
 LOGIN = "tls_reader"
 
 
+def _as(user: str, *command: str) -> list[str]:
+    """The servers refuse to run as root: run them as their own system user then."""
+    return ["runuser", "-u", user, "--", *command] if os.geteuid() == 0 else list(command)
+
+
 def _as_postgres(*command: str) -> subprocess.CompletedProcess[str]:
-    """PostgreSQL refuses to run as root: run its tools as the `postgres` user then."""
-    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    return subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120,
-                          check=True)
+    return subprocess.run(_as("postgres", *command), capture_output=True, text=True,
+                          timeout=120, check=True)
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI requires the TLS suite: {reason}")
+    pytest.skip(reason)
+
+
+def _owned_by(user: str, root: Path) -> None:
+    if os.geteuid() == 0:
+        shutil.chown(root, user)
+        for path in root.iterdir():
+            shutil.chown(path, user)
 
 
 def _certificate(directory: Path, name: str) -> Path:
@@ -52,18 +70,12 @@ def tls_server() -> Iterator[tuple[int, Path, Path]]:
     """(port, the server's certificate, another certificate) of a cluster with ssl=on."""
     tools = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
     if not tools or shutil.which("openssl") is None:
-        reason = "no PostgreSQL server binaries or openssl on this machine"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI requires the TLS suite: {reason}")
-        pytest.skip(reason)
+        _missing("no PostgreSQL server binaries or openssl on this machine")
     bin_dir = tools[-1]
     root = Path(tempfile.mkdtemp(prefix="packata-tls-"))
     certificate = _certificate(root, "server")
     stranger = _certificate(root, "stranger")
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres")
-        for path in root.iterdir():
-            shutil.chown(path, "postgres")
+    _owned_by("postgres", root)
     data, port = root / "data", _free_port()
     _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--no-sync",
                  "-A", "trust")
@@ -98,6 +110,55 @@ def contract(tmp_path: Path) -> str:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     return str(path)
+
+
+@pytest.fixture(scope="module")
+def tls_mariadb() -> Iterator[tuple[int, Path, Path]]:
+    """(port, the server's certificate, another certificate) of a MariaDB with TLS on."""
+    server, install = shutil.which("mariadbd", path="/usr/sbin:/usr/bin"), \
+        shutil.which("mariadb-install-db")
+    if server is None or install is None or shutil.which("openssl") is None:
+        _missing("no MariaDB server binaries or openssl on this machine")
+    root = Path(tempfile.mkdtemp(prefix="packata-tls-"))
+    certificate = _certificate(root, "server")
+    stranger = _certificate(root, "stranger")
+    _owned_by("mysql", root)
+    subprocess.run(_as("mysql", install, "--no-defaults", f"--datadir={root}/data",
+                       "--auth-root-authentication-method=normal", "--skip-test-db"),
+                   capture_output=True, check=True, timeout=120)
+    port, socket_path = _free_port(), root / "sock"
+    process = subprocess.Popen(
+        _as("mysql", server, "--no-defaults", f"--datadir={root}/data", f"--port={port}",
+            "--bind-address=127.0.0.1", f"--socket={socket_path}", f"--ssl-cert={certificate}",
+            f"--ssl-key={root}/server.key", "--skip-log-bin", "--innodb-buffer-pool-size=16M",
+            f"--log-error={root}/error.log"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    admin = ["mariadb", "--no-defaults", f"--socket={socket_path}", "-u", "root"]
+    try:
+        _until_ready([*admin, "-e", "SELECT 1"], process)
+        subprocess.run([*admin, "-e", f"""
+            CREATE USER '{LOGIN}'@'%' IDENTIFIED BY '{SENTINEL}' REQUIRE SSL;
+            CREATE DATABASE d; CREATE TABLE d.probe (c INT); INSERT INTO d.probe VALUES (1);
+            GRANT SELECT ON d.* TO '{LOGIN}'@'%';"""], check=True, capture_output=True,
+                       timeout=60)
+        yield port, certificate, stranger
+    finally:
+        subprocess.run(["mariadb-admin", "--no-defaults", f"--socket={socket_path}", "-u",
+                        "root", "shutdown"], capture_output=True, timeout=60)
+        process.wait(timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _until_ready(command: list[str], process: subprocess.Popen[bytes]) -> None:
+    """Polls the server's readiness (a query through its socket), for at most a minute."""
+    for _ in range(600):
+        if process.poll() is not None:
+            raise AssertionError("the MariaDB server stopped while starting")
+        if subprocess.run(command, capture_output=True, timeout=30).returncode == 0:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the MariaDB server did not answer within a minute")
 
 
 def check(contract: str, url: str, env: dict[str, str] | None = None,
@@ -146,3 +207,17 @@ def test_libpq_finds_the_password_in_pgpassword_and_pgpass(tls_server, contract,
     assert (done.returncode, rule["status"]) == (0, "passed"), done.stderr
     done, rule = check(contract, url, {**none, "PGPASSWORD": SENTINEL + "x"})
     assert rule["diagnostic"]["code"] == "authentication-failed"
+
+
+def test_mysql_tls_modes_reach_pymysql(tls_mariadb, contract):
+    """The login REQUIRE SSL: it connects only through TLS, so every pass below went over it."""
+    port, certificate, stranger = tls_mariadb
+    base = f"mysql://{LOGIN}@127.0.0.1:{port}/d"
+    for query in ("?ssl_mode=REQUIRED", f"?ssl_ca={certificate}",
+                  f"?ssl_mode=VERIFY_IDENTITY&ssl_ca={certificate}", ""):  # "" prefers TLS
+        done, rule = check(contract, base + query)
+        assert (done.returncode, rule["status"]) == (0, "passed"), (query, done.stderr)
+    done, rule = check(contract, f"{base}?ssl_mode=DISABLED")
+    assert rule["diagnostic"]["code"] == "authentication-failed"  # refused without TLS
+    done, rule = check(contract, f"{base}?ssl_mode=VERIFY_CA&ssl_ca={stranger}")
+    assert (done.returncode, rule["diagnostic"]["code"]) == (2, "connection-failed")
