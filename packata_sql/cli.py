@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "password is better given as PACKATA_PASSWORD")
     where.add_argument("--server", type=_not_a_url, help="name of a contract `servers` entry")
     check.add_argument("--format", choices=("table", "json", "junit"), default="table")
-    check.add_argument("--output", help="write the report to this file instead of stdout")
+    check.add_argument("--output", type=_not_a_url,
+                       help="write the report to this file instead of stdout")
     check.add_argument("--select", action="extend", nargs="+", metavar="KEY",
                        help="run only these rule keys")
     check.add_argument("--timeout", type=_positive, default=300.0, metavar="S",

@@ -52,6 +52,7 @@ TYPOS = {
     "param name not an identifier": (["check", "{c}", "--url", "duckdb:///w.duckdb", "--param",
                                       f"{SENTINEL}=1"], "not an identifier"),
     "url in --dialect": (["compile", "{c}", "--dialect", URL], "pass it with --url"),
+    "url as --output": (["check", "{c}", "--output", URL], "pass it with --url"),
 }
 
 
