@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from packata_sql.cli import UsageError
@@ -32,6 +33,10 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
         endpoint = parse_url(url) if url else from_server(contract, server)
     except EndpointError as error:
         raise UsageError(str(error)) from None
+    if endpoint.password_source == "url" and endpoint.password:
+        print("packata-sql: warning: the database URL holds a password, which shell history "
+              "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
+              "(the password is not shown)", file=sys.stderr)
     if endpoint.engine == "duckdb" and endpoint.in_memory and not trust_environment:
         raise UsageError(
             "an in-memory DuckDB database cannot be opened read-only; point --url at a "
@@ -117,6 +122,7 @@ def doctor(args: argparse.Namespace) -> int:
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
     print(f"target: {endpoint.describe()}")
+    endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -115,7 +115,8 @@ def run(
     try:
         if compiled.executable:
             try:
-                session = open_session(endpoint, trust_environment=options.trust_environment)
+                session = open_session(_bounded(endpoint, state.remaining()),
+                                       trust_environment=options.trust_environment)
                 read_only = session.read_only
             except ProviderError as error:
                 connection_problem = str(error)
@@ -142,6 +143,11 @@ def run(
                   interrupted, settings, connection_problem,
                   schema=session.schema if session is not None else None,
                   accept_unexecutable=accept)
+
+
+def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
+    """Connecting counts against the per-rule timeout and the run's budget."""
+    return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],

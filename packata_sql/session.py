@@ -51,6 +51,11 @@ class ProviderError(Exception):
         "permission-denied": "the read-only session refused the statement",
         "provider-error": "the database reported an error while measuring",
         "refused": "the connection would not be read-only",
+        "insecure-connection": (
+            "the server asked for the password in clear text on a connection whose encryption "
+            "the URL does not require; it was not sent (require TLS, e.g. ?sslmode=require or "
+            "?ssl_mode=REQUIRED)"
+        ),
         "read-only-not-guaranteed": (
             "the login could write or reach files despite the read-only transaction; authored "
             "SQL runs only with a SELECT-only login or --trust-environment"

@@ -51,6 +51,8 @@ class DuckDBSession(TimedSession):
         except ProviderError:
             self._conn.close()
             raise
+        except duckdb.InterruptException:  # DuckDB turns Ctrl-C while opening into its own error
+            raise KeyboardInterrupt from None
         except Exception as error:
             raise ProviderError("connection-failed", type(error).__name__) from None
 

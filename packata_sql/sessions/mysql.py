@@ -18,13 +18,17 @@ from typing import Any
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import (
-    CONNECT_TIMEOUT_S,
     CREDENTIALS,
     ENFORCED,
     TRUSTED,
     ProviderError,
     Result,
     TimedSession,
+)
+from packata_sql.sessions.drivers import (
+    mysql_arguments,
+    mysql_connect_failure,
+    mysql_relax_timeouts,
 )
 
 _GRANT = re.compile(r"^GRANT\s+(.+?)\s+ON\s+", re.IGNORECASE | re.DOTALL)
@@ -87,9 +91,7 @@ class MySQLSession(TimedSession):
         endpoint = self._endpoint
         try:
             return self._pymysql.connect(
-                host=endpoint.host, port=endpoint.port or 3306, user=endpoint.user or "",
-                password=endpoint.password or "", database=endpoint.database or None,
-                connect_timeout=CONNECT_TIMEOUT_S, autocommit=False, charset="utf8mb4",
+                **mysql_arguments(endpoint), autocommit=False, charset="utf8mb4",
                 client_flag=0, local_infile=False,
                 cursorclass=self._pymysql.cursors.SSCursor,
             )
@@ -109,6 +111,7 @@ class MySQLSession(TimedSession):
         except self._pymysql.Error as error:
             raise self._classify(error) from None
         self.schema = self._use_schema()
+        mysql_relax_timeouts(self._conn)
 
     def _use_schema(self) -> str | None:
         """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
@@ -129,6 +132,9 @@ class MySQLSession(TimedSession):
         return None if current is None else str(current)
 
     def _connection_error(self, error: Exception) -> ProviderError:
+        known = mysql_connect_failure(error)
+        if known is not None:
+            return known
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
         if code in _AUTHENTICATION:
             return ProviderError("authentication-failed", str(code))

@@ -16,7 +16,6 @@ from typing import Any
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import (
-    CONNECT_TIMEOUT_S,
     ENFORCED,
     TRUSTED,
     ProviderError,
@@ -24,6 +23,7 @@ from packata_sql.session import (
     Result,
     TimedSession,
 )
+from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
 
 _RISKY_LOGIN = """
 SELECT r.rolsuper,
@@ -67,16 +67,16 @@ class PostgresSession(TimedSession):
         endpoint = self._endpoint
         try:
             self._conn = self._psycopg.connect(
-                host=endpoint.host, port=endpoint.port, dbname=endpoint.database,
-                user=endpoint.user, password=endpoint.password or None,
-                connect_timeout=CONNECT_TIMEOUT_S, application_name="packata-sql",
-                autocommit=False,
+                **postgres_arguments(endpoint, self._psycopg.pq.version()), autocommit=False
             )
         except self._psycopg.Error as error:
             raise self._connection_error(error) from None
         self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
 
     def _connection_error(self, error: Exception) -> ProviderError:
+        known = postgres_connect_failure(error)
+        if known is not None:
+            return known
         code = getattr(error, "sqlstate", None)
         text = str(error).lower()
         if code in ("28P01", "28000") or "password authentication failed" in text:
