@@ -66,6 +66,10 @@ class Report:
     settings: dict[str, str] = field(default_factory=dict)
     #: Why no session could be opened (a safe message), when that happened.
     connection_problem: str | None = None
+    #: Whether authored SQL rules may run on this login ("allowed"/"refused"), and the routes
+    #: (names only) that let the login escape the engine's read-only mode.
+    authored_sql: str | None = None
+    routes: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:

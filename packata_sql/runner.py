@@ -14,6 +14,7 @@ from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import verdict
 from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value
@@ -99,12 +100,14 @@ def run(
     interrupted = False
     connection_problem: str | None = None
     read_only: str | None = None
+    decision: Decision | None = None
     session: Session | None = None
     try:
         if compiled.executable:
             try:
                 session = open_session(endpoint, trust_environment=options.trust_environment)
-                read_only = session.read_only
+                decision = session.decision
+                read_only = decision.level
             except ProviderError as error:
                 connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
@@ -124,7 +127,9 @@ def run(
     selected = {p.rule.key for p in everything} | set(compiled.blocked)
     ordered = tuple(state.results[r.key] for r in contract.rules if r.key in selected)
     return Report(contract.path, endpoint.describe(), read_only, ordered, compiled.findings,
-                  interrupted, dict(options.settings), connection_problem)
+                  interrupted, dict(options.settings), connection_problem,
+                  authored_sql=decision.authored_label if decision else None,
+                  routes=decision.routes if decision else ())
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],

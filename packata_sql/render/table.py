@@ -75,6 +75,11 @@ def render_table(report: Report, *, color: bool) -> str:
     console.print(Text.assemble(
         (outcome.value.upper(), _OUTCOME_STYLES[outcome]),
         f" · {counts or 'no rules'} · read-only: {report.read_only or 'not connected'}"
-        f" · target: {report.target}" + (" · interrupted" if report.interrupted else ""),
+        + (f" · authored SQL: {report.authored_sql}" if report.authored_sql else "")
+        + f" · target: {report.target}" + (" · interrupted" if report.interrupted else ""),
     ))
+    if report.routes:
+        console.print(Text.assemble(("routes", "yellow"),
+                                    " the login can escape read-only through: ",
+                                    ", ".join(report.routes)))
     return buffer.getvalue()
