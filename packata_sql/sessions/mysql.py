@@ -21,6 +21,7 @@ from packata_sql.session import (
     CONNECT_TIMEOUT_S,
     LoginFacts,
     ProviderError,
+    Refused,
     Result,
     TimedSession,
 )
@@ -28,7 +29,7 @@ from packata_sql.sessions import mysql_routes
 
 _AUTHENTICATION = {1045, 1698}
 _MISSING = {1146, 1049, 1051}
-_DENIED = {1142, 1143, 1227, 1044, 1792, 1290, 1370}
+_DENIED = {1142, 1143, 1227, 1044, 1045, 1792, 1290, 1370}
 _LOST = {2006, 2013, 2055, 1927, 1053}
 _TIMEOUT = {1969, 3024, 1317}
 # SQL modes under which the generated SQL and the binder would read text differently: no
@@ -128,6 +129,7 @@ class MySQLSession(TimedSession):
                 self._kill_connection(cursor)
                 return Result(width, rows if width else [])
             self._conn.rollback()
+            self._release_locks(cursor)
             return Result(width, rows)
         except self._pymysql.Error:
             self._discard()
@@ -135,6 +137,14 @@ class MySQLSession(TimedSession):
         finally:
             if self._conn is not None and self._conn.open:
                 cursor.close()
+
+    def _release_locks(self, cursor: Any) -> None:
+        """Named locks (GET_LOCK) outlive the transaction and block other applications:
+        release them, and refuse the statement that took one."""
+        cursor.execute("SELECT RELEASE_ALL_LOCKS()")
+        released = cursor.fetchall()
+        if released and released[0][0]:
+            raise Refused("session-lock")
 
     def _discard(self) -> None:
         try:

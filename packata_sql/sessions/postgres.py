@@ -40,6 +40,9 @@ _IDENTITY = ("SELECT current_user, session_user, pg_catalog.current_setting('rol
              " pg_catalog.current_setting('session_authorization'),"
              " (SELECT pg_catalog.array_agg(ARRAY[name, setting] ORDER BY name)"
              "  FROM pg_catalog.pg_settings WHERE source = 'session')")
+# Session-level advisory locks outlive the rollback and block other applications.
+_HELD_LOCKS = ("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
+               " AND pid = pg_catalog.pg_backend_pid())")
 _XACT_ID_SINCE = 130000  # pg_current_xact_id_if_assigned() appeared in PostgreSQL 13
 
 
@@ -114,8 +117,14 @@ class PostgresSession(TimedSession):
         with self._conn.cursor() as check:
             check.execute(wrote_check_sql(self._conn.info.server_version))
             wrote = check.fetchone()
+            check.execute(_HELD_LOCKS)
+            locked = check.fetchone()
+            if locked and locked[0]:
+                check.execute("SELECT pg_catalog.pg_advisory_unlock_all()")
         if wrote and wrote[0]:
             raise Refused("wrote-in-read-only-transaction")
+        if locked and locked[0]:
+            raise Refused("session-lock")
         problem = identity_problem(before, self._identity())
         if problem is not None:
             raise Refused(problem)
