@@ -85,6 +85,7 @@ def pg_routes(path: str, database: str, port: int) -> dict[str, Route]:
 
 PG_CLEANUP = (
     "DROP VIEW IF EXISTS packata_esc_view", "DROP FUNCTION IF EXISTS packata_esc_fn(text)",
+    "DROP FUNCTION IF EXISTS packata_esc_fn()",
     "DROP TABLE IF EXISTS packata_esc_ledger", "DROP EXTENSION IF EXISTS dblink",
     "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
     " WHERE slot_name = 'packata_esc_slot'",
