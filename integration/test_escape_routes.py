@@ -329,3 +329,19 @@ def test_library_rules_on_a_definer_view_are_refused(server, tmp_path):
     finally:
         server.execute(*cleanup)
         remove(server, path)
+
+
+def test_write_check_of_servers_before_13_catches_writes(postgres, monkeypatch):
+    """txid_current_if_assigned(), what a PostgreSQL 12 server is asked, still exists on this
+    server: a large object written inside the read-only transaction is caught by it too."""
+    import packata_sql.sessions.postgres as module
+
+    monkeypatch.setattr(module, "_XACT_ID_SINCE", 10**9)  # as if the server were older
+    session = open_session(postgres.reader, trust_environment=False)
+    try:
+        with pytest.raises(ProviderError) as raised:
+            session.fetch_cell("SELECT lo_from_bytea(0, 'x'::bytea)", [], 5.0)
+        assert raised.value.code == "wrote-in-read-only-transaction"
+        assert session.fetch_cell("SELECT 1", [], 5.0).rows == [(1,)]
+    finally:
+        session.close()

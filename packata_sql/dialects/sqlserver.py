@@ -17,6 +17,7 @@ _BIN2 = exp.Var(this="Latin1_General_100_BIN2")
 class SQLServer(Dialect):
     name = "sqlserver"
     sqlglot_name = "tsql"
+    identifier_limit = 128  # characters
     case_insensitive_names = True
     library_metrics = True
     lexical = LexicalRules(
