@@ -247,7 +247,17 @@ def live_on_admin(server: Any, name: str, attempt: Attempt) -> None:
     finally:
         connection.close()
         remove_server_file(server, path)
-    setup_victim(server)
+    restore(server, attempt)
+
+
+def restore(server: Any, attempt: Attempt) -> None:
+    """Undoes the attempt's effect: rows by DML (fast), anything else by a fresh fixture;
+    files, locks and session settings went with their file name or connection."""
+    if attempt.probe in (PG_VICTIM, MY_VICTIM):
+        server.execute("DELETE FROM victim", "INSERT INTO victim VALUES ('keep'), ('me')")
+    elif attempt.probe is not None and not attempt.local and attempt.probe not in (
+            PG_FILE, MY_FILE, PG_LOCKS) and "LOCK" not in attempt.probe:
+        setup_victim(server)
 
 
 def refused_by_session(server: Any, session: Session, name: str, attempt: Attempt) -> str:
