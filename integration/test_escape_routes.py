@@ -345,3 +345,54 @@ def test_write_check_of_servers_before_13_catches_writes(postgres, monkeypatch):
         assert session.fetch_cell("SELECT 1", [], 5.0).rows == [(1,)]
     finally:
         session.close()
+
+
+WRITER_FUNCTION = {
+    "postgres": "CREATE FUNCTION packata_esc_fn() RETURNS int LANGUAGE plpgsql AS"
+                " $$ BEGIN INSERT INTO packata_esc_ledger VALUES (1); RETURN 1; END $$",
+    "mysql": "CREATE FUNCTION packata_esc_fn() RETURNS INT SQL SECURITY INVOKER MODIFIES SQL DATA"
+             " BEGIN INSERT INTO packata_esc_ledger VALUES (1); RETURN 1; END",
+}
+
+
+def test_a_trusted_writer_is_still_held_by_the_read_only_transaction(server):
+    """A login that may write, run with --trust-environment: a function it may call writes a
+    row, and on PostgreSQL a sequence it may advance (which no rollback undoes); the session's
+    read-only transaction refuses both."""
+    cleanup = PG_CLEANUP if server.engine == "postgres" else MY_CLEANUP
+    server.execute(*cleanup, "DROP SEQUENCE IF EXISTS packata_esc_seq"
+                   if server.engine == "postgres" else "DO 0")
+    database = parse_url(server.admin_url).database
+    attempts = {"function-write": ("SELECT packata_esc_fn()",
+                                   "SELECT COUNT(*) FROM packata_esc_ledger")}
+    try:
+        server.execute("CREATE TABLE packata_esc_ledger (a INT)", WRITER_FUNCTION[server.engine])
+        if server.engine == "postgres":
+            server.execute(f"CREATE ROLE {LOGIN} LOGIN PASSWORD '{PASSWORD}'",
+                           f'GRANT CONNECT ON DATABASE "{database}" TO {LOGIN}',
+                           f"GRANT USAGE ON SCHEMA public TO {LOGIN}",
+                           f"GRANT SELECT, INSERT ON packata_esc_ledger TO {LOGIN}",
+                           "CREATE SEQUENCE packata_esc_seq",
+                           f"GRANT USAGE ON SEQUENCE packata_esc_seq TO {LOGIN}")
+            attempts["sequence"] = ("SELECT nextval('packata_esc_seq')",
+                                    "SELECT last_value::text || is_called::text"
+                                    " FROM packata_esc_seq")
+        else:
+            server.execute(f"CREATE USER '{LOGIN}'@'%' IDENTIFIED BY '{PASSWORD}'",
+                           f"GRANT SELECT, INSERT, EXECUTE ON `{database}`.* TO '{LOGIN}'@'%'")
+        session = open_session(parse_url(login_url(server)), trust_environment=True)
+        try:
+            for name, (attempt, probe) in attempts.items():
+                before = server.execute(probe)[0][0]
+                assert as_login(server, attempt) is not None  # live unguarded
+                assert server.execute(probe)[0][0] != before, name
+                before = server.execute(probe)[0][0]
+                with pytest.raises(ProviderError) as raised:
+                    session.fetch_cell(attempt, [], 5.0)
+                assert raised.value.category == "permission-denied", name
+                assert server.execute(probe)[0][0] == before, name
+        finally:
+            session.close()
+    finally:
+        server.execute(*cleanup, "DROP SEQUENCE IF EXISTS packata_esc_seq"
+                       if server.engine == "postgres" else "DO 0")
