@@ -93,7 +93,9 @@ def _from_containers(engine: str) -> Server | None:
         else:
             from testcontainers.mysql import MySqlContainer
 
-            container = MySqlContainer("mariadb:11").start()
+            # The admin must be root: it creates the SELECT-only reader.
+            container = MySqlContainer("mariadb:11", username="root",
+                                       password="packata-root").start()
             url = container.get_connection_url().replace("mysql+pymysql", "mysql")
     except Exception:
         return None

@@ -55,8 +55,8 @@ class ProviderError(Exception):
         "provider-error": "the database reported an error while measuring",
         "refused": "the connection would not be read-only",
         "read-only-not-guaranteed": (
-            "the login could write or reach files despite the read-only transaction; authored "
-            "SQL runs only with a SELECT-only login or --trust-environment"
+            "the login can escape the engine's read-only mode (the report names the routes); "
+            "this runs only with a login without them or with --trust-environment"
         ),
     }
 
