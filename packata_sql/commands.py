@@ -129,17 +129,20 @@ def doctor(args: argparse.Namespace) -> int:
         print(f"connection: failed ({error.category}): {error}")
         return 2
     try:
-        allowed = getattr(session, "authored_allowed", True)
-        reasons = getattr(session, "risks", None) or getattr(session, "privileges", None) or []
+        decision = session.decision  # the same decision a run would report
         print("connection: ok")
-        print(f"read-only level: {session.read_only}")
+        print(f"read-only level: {decision.level}")
         print("library rules: run inside the engine's read-only mode")
-        if allowed:
+        if decision.routes:
+            print("routes out of read-only mode (names only):")
+            for route in decision.routes:
+                print(f"  - {route}")
+        if decision.authored_sql:
             print("authored SQL rules: allowed")
         else:
-            print("authored SQL rules: refused (read-only-not-guaranteed); the login can "
-                  f"escape a read-only transaction through: {', '.join(reasons)}")
-            print("  use a SELECT-only login, or pass --trust-environment to accept the risk")
+            print("authored SQL rules: refused (read-only-not-guaranteed)")
+            print("  use a login without these routes, or pass --trust-environment to accept "
+                  "the risk")
     finally:
         session.close()
     return 0
