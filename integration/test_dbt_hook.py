@@ -148,9 +148,7 @@ def test_parameters_are_bound_and_an_injection_is_data(project: Project) -> None
         "packata_sql_params": {"min_amount": 7, "probe": "x'; drop table orders; --"}})
     assert outcome.success
     rules = outcome.rules()
-    assert rules["emails_outside_example_com"] == ("failed", [2, 1], None) or \
-        rules["emails_outside_example_com"] == ("passed", [2, 1], None)
-    assert rules["emails_outside_example_com"][0] == "passed"  # 8 and 10 are bad, <= 2
+    assert rules["emails_outside_example_com"] == ("passed", [2, 1], None)  # ids 8 and 10 only
     assert rules["probe_is_data"] == ("passed", [0, 1], None)
     assert project.table("orders")[0] == 10
 
