@@ -57,7 +57,8 @@ def test_plan_of_the_fixture_per_dialect() -> None:
     assert duck["emails_outside_example_com"] == {
         "parameters": ["min_amount"],
         "sql": ["SELECT COUNT(*) FROM ", " WHERE email NOT LIKE '%@example.com' AND amount >= ?"]}
-    assert postgres["emails_outside_example_com"]["sql"][1].endswith("NOT LIKE '%%@example.com' AND amount >= %s")
+    assert postgres["emails_outside_example_com"]["sql"][1].endswith(
+        "NOT LIKE '%%@example.com' AND amount >= %s")
     assert postgres["status_note"] == {"status": "skipped", "code": "text-not-executable"}
     assert document["dialects"]["postgres"]["scan"] == {
         "head": 'SELECT COUNT(*) AS "packata_rows"', "from": [" FROM ", ""]}
