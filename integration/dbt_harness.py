@@ -57,6 +57,7 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
+    mark: str = ""  # written into every row this invocation builds
 
     def rules(self, model: str = "orders") -> dict[str, tuple[str, Any, str | None]]:
         """rule key → (status, value, diagnostic) from the PACKATA_SQL_RESULT debug lines."""
@@ -78,6 +79,13 @@ class Project:
     reader_url: str | None = None
     owner: str | None = None
 
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The vars of most runs: SQL rules may run (DuckDB needs trust; PostgreSQL's default
+        login is a plain schema owner) and min_amount has a value."""
+        trust = {"packata_sql_trust_environment": True} if self.target == "duckdb" else {}
+        return {"packata_sql_params": {"min_amount": 0}, **trust}
+
     def generate(self, *extra: str) -> int:
         contracts = [str(self.root / CONTRACT)]
         if self.target == "postgres":
@@ -85,9 +93,10 @@ class Project:
         return packata_main(["dbt", "generate", *contracts, "--project-dir", str(self.root),
                              "--object", "odd=odd_orders", *extra])
 
-    def invoke(self, *args: str, variables: dict[str, Any] | None = None,
-               target: str | None = None, command: str = "run") -> Outcome:
-        outcome = Outcome(False)
+    def invoke(self, *args: str, defects: tuple[str, ...] = (),
+               variables: dict[str, Any] | None = None, target: str | None = None) -> Outcome:
+        """One `dbt run`: `defects` switch the fixture data, `variables` override the defaults."""
+        outcome = Outcome(False, mark=uuid.uuid4().hex[:12])
 
         def collect(event: Any) -> None:
             name, message = event.info.name, event.info.msg
@@ -100,16 +109,35 @@ class Project:
             elif name == "JinjaLogDebug" and message.startswith("PACKATA_SQL_RUN "):
                 outcome.runs.append(json.loads(message.split(" ", 1)[1]))
 
-        argv = [command, "--project-dir", str(self.root), "--profiles-dir", str(self.root),
-                "--target", target or self.target, *args]
-        if variables:
-            argv += ["--vars", json.dumps(variables)]
-        done = self.runner(callbacks=[collect]).invoke(argv)
+        for name in [n for n in os.environ if n.startswith("PACKATA_DBT_")]:
+            del os.environ[name]
+        os.environ.update({f"PACKATA_DBT_{d.upper()}": "true" for d in defects})
+        os.environ["PACKATA_DBT_MARK"] = outcome.mark
+        merged = {**self.defaults, **(variables or {})}
+        argv = ["run", "--project-dir", str(self.root), "--profiles-dir", str(self.root),
+                "--target", target or self.target, *args,
+                "--vars", json.dumps(merged, sort_keys=True)]  # unchanged vars: no full re-parse
+        try:
+            done = self.runner(callbacks=[collect]).invoke(argv)
+        finally:
+            for d in defects:
+                os.environ.pop(f"PACKATA_DBT_{d.upper()}", None)
         outcome.success = bool(done.success)
         for result in getattr(done.result, "results", None) or []:
             outcome.statuses[result.node.name] = str(result.status)
             outcome.messages[result.node.name] = result.message or ""
         return outcome
+
+    def marks(self) -> set[str]:
+        """Which invocations built the rows of `orders` now committed (empty: no table)."""
+        if not self.exists("orders"):
+            return set()
+        return {row[0] for row in self.query(f"SELECT DISTINCT mark FROM {self.relation('orders')}")}
+
+    def exists(self, name: str) -> bool:
+        return bool(self.query(
+            f"SELECT 1 FROM information_schema.tables WHERE table_schema = '{self.schema}' "
+            f"AND table_name = '{name}'"))
 
     def relation(self, name: str, schema: str | None = None) -> str:
         return f'"{schema or self.schema}"."{name}"'

@@ -1,18 +1,21 @@
 """Path 1, the gate: `packata-sql dbt generate` + the post-hook, driven through real dbt on a
-DuckDB file and on PostgreSQL (dbt.md §6.5 scenarios 1–13)."""
+DuckDB file and on PostgreSQL (dbt.md §6.5 scenarios 1–10, 12, 13).
+
+Every row records the invocation that built it (`mark`), so "the previous table stays live" is
+checked directly. Runs that change dbt vars make dbt re-parse the project (seconds each), so
+those tests come last.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from .dbt_harness import CONTRACT, Project, projects
+from .dbt_harness import CONTRACT, Outcome, Project, projects
 
 LIBRARY = {"orders_not_empty", "order_id_unique", "email_format", "status_known"}
-PARAMS = {"min_amount": 0}
+COLUMNS = ["order_id", "email", "amount", "status", "mark"]
 
 
 @pytest.fixture(scope="module", params=["duckdb", "postgres"])
@@ -22,19 +25,22 @@ def project(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     yield from projects(kind, tmp_path_factory.mktemp(f"dbt_{kind}"), server)
 
 
-def sql_allowed(project: Project) -> dict[str, Any]:
-    """Variables under which SQL rules run: DuckDB needs trust; PostgreSQL's login is plain."""
-    return {"packata_sql_trust_environment": True} if project.target == "duckdb" else {}
+def live(project: Project) -> set[str]:
+    """The marks of the committed table, building a good one first when there is none."""
+    if not project.marks():
+        outcome = project.invoke("--select", "orders")
+        assert outcome.success, outcome.messages
+    marks = project.marks()
+    assert len(marks) == 1
+    return marks
 
 
-def good(project: Project) -> None:
-    outcome = project.invoke("--select", "orders", variables={"packata_sql_params": PARAMS})
-    assert outcome.success, outcome.messages
-    assert project.table("orders")[0] == 10
+def library_passed(outcome: Outcome) -> bool:
+    statuses = outcome.statuses_of()
+    return {k: statuses.get(k) for k in LIBRARY} == dict.fromkeys(LIBRARY, "passed")
 
 
-def test_generate_check_and_bad_contract(project: Project, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_generate_check_and_bad_contract(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
     assert project.generate("--check") == 0
     contract = project.root / CONTRACT
     original = contract.read_text(encoding="utf-8")
@@ -43,155 +49,91 @@ def test_generate_check_and_bad_contract(project: Project, tmp_path: Path,
                             encoding="utf-8")
         capsys.readouterr()
         assert project.generate("--check") == 1
-        assert "macros/packata_sql/orders.sql" in capsys.readouterr().err
+        assert "stale: macros/packata_sql/orders.sql" in capsys.readouterr().err
+        before = {p.name: p.read_bytes() for p in (project.root / "macros/packata_sql").iterdir()}
+        contract.write_text(original.replace("schema:", "schema: [unclosed", 1), encoding="utf-8")
+        assert project.generate() == 3
+        after = {p.name: p.read_bytes() for p in (project.root / "macros/packata_sql").iterdir()}
+        assert after == before  # a contract that does not load writes nothing
     finally:
         contract.write_text(original, encoding="utf-8")
     assert project.generate("--check") == 0
-    before = {p.name: p.read_bytes() for p in (project.root / "macros/packata_sql").iterdir()}
-    contract.write_text(original.replace("schema:", "schema: [unclosed", 1), encoding="utf-8")
-    try:
-        assert project.generate() == 3
-    finally:
-        contract.write_text(original, encoding="utf-8")
-    after = {p.name: p.read_bytes() for p in (project.root / "macros/packata_sql").iterdir()}
-    assert after == before
 
 
-def test_good_data_passes_and_refuses_unguaranteed_sql(project: Project) -> None:
-    outcome = project.invoke("--select", "orders+", variables={"packata_sql_params": PARAMS})
+def test_good_data_passes(project: Project) -> None:
+    outcome = project.invoke("--select", "orders+")
     assert outcome.success
     assert outcome.statuses == {"orders": "success", "orders_daily": "success"}
-    statuses = outcome.statuses_of()
-    assert {k: statuses[k] for k in LIBRARY} == dict.fromkeys(LIBRARY, "passed")
-    assert statuses["status_note"] == "skipped"
-    assert outcome.rules()["probe_is_data"] == ("skipped", None, "missing-parameter")
-    if project.target == "duckdb":  # dbt's read-write connection: SQL rules are refused
-        assert outcome.rules()["no_negative_amounts"] == ("error", None, "read-only-not-guaranteed")
-        assert outcome.runs[0]["read_only"] == "dbt-connection"
-    else:  # a plain login in a read-only subtransaction
-        assert statuses["no_negative_amounts"] == "passed"
-        assert outcome.runs[0]["read_only"] == "enforced"
+    assert library_passed(outcome)
+    rules = outcome.rules()
+    assert rules["status_note"] == ("skipped", None, "text-not-executable")
+    assert rules["probe_is_data"] == ("skipped", None, "missing-parameter")
+    assert rules["no_negative_amounts"] == ("passed", [0, 1], None)
+    # PostgreSQL: a plain login in a read-only subtransaction; DuckDB: trusted by the defaults
+    assert outcome.runs[0]["read_only"] == ("enforced" if project.target == "postgres" else "trusted")
     assert any("not decided: " in w and "probe_is_data skipped missing-parameter" in w
                for w in outcome.warnings)
-    assert project.table("orders") == (10, ["order_id", "email", "amount", "status"])
+    assert project.table("orders") == (10, COLUMNS)
+    assert project.marks() == {outcome.mark}
 
 
 def test_error_failure_fails_the_model_keeps_the_old_table_and_skips_downstream(project: Project) -> None:
-    good(project)
-    outcome = project.invoke("--select", "orders+", variables={"dup": True})
+    before = live(project)
+    outcome = project.invoke("--select", "orders+", defects=("dup",))
     assert not outcome.success
     assert outcome.statuses == {"orders": "error", "orders_daily": "skipped"}
     assert "failed: order_id_unique" in outcome.messages["orders"]
     assert outcome.rules()["order_id_unique"] == ("failed", [1, 1], None)
-    assert project.table("orders")[0] == 10  # rolled back: the previous table is still live
+    assert project.marks() == before  # rolled back: the previous table is still live
 
 
-def test_warning_logs_and_fail_on_warning_blocks(project: Project) -> None:
-    good(project)
-    bad = "SELECT COUNT(*) FROM {} WHERE email = 'not-an-email'".format(project.relation("orders"))
-    blocked = project.invoke("--select", "orders",
-                             variables={"bad_email": True, "packata_sql_fail_on": "warning"})
-    assert blocked.statuses == {"orders": "error"}
-    assert "failed: email_format" in blocked.messages["orders"]
-    assert project.query(bad)[0][0] == 0  # unchanged
-    warned = project.invoke("--select", "orders", variables={"bad_email": True})
-    assert warned.success and warned.statuses == {"orders": "success"}
-    assert warned.rules()["email_format"] == ("failed", [500, 10], None)
-    assert any("warning-severity failures: email_format" in w for w in warned.warnings)
-    assert project.query(bad)[0][0] == 5  # replaced
+def test_warning_logs_and_publishes(project: Project) -> None:
+    outcome = project.invoke("--select", "orders", defects=("bad_email",))
+    assert outcome.success and outcome.statuses == {"orders": "success"}
+    assert outcome.rules()["email_format"] == ("failed", [500, 10], None)
+    assert any("warning-severity failures: email_format" in w for w in outcome.warnings)
+    assert project.marks() == {outcome.mark}
 
 
-def test_dropped_column_is_inconclusive_and_incomplete_error_blocks(project: Project) -> None:
-    good(project)
-    blocked = project.invoke("--select", "orders",
-                             variables={"drop_status": True, "packata_sql_incomplete": "error"})
-    assert blocked.statuses == {"orders": "error"}
-    assert "status_known inconclusive missing-column" in blocked.messages["orders"]
-    assert "status" in project.table("orders")[1]
-    warned = project.invoke("--select", "orders", variables={"drop_status": True})
-    assert warned.success
-    assert warned.rules()["status_known"] == ("inconclusive", None, "missing-column")
-    assert any("status_known inconclusive missing-column" in w for w in warned.warnings)
-    assert "status" not in project.table("orders")[1]
+def test_dropped_column_is_inconclusive(project: Project) -> None:
+    outcome = project.invoke("--select", "orders", defects=("drop_status",))
+    assert outcome.success
+    assert outcome.rules()["status_known"] == ("inconclusive", None, "missing-column")
+    assert any("status_known inconclusive missing-column" in w for w in outcome.warnings)
+    assert project.table("orders")[1] == [c for c in COLUMNS if c != "status"]
 
 
 def test_empty_table_fails_row_count_and_percent_is_zero_rows(project: Project) -> None:
-    outcome = project.invoke("--select", "orders", variables={"empty": True})
+    before = live(project)
+    outcome = project.invoke("--select", "orders", defects=("empty",))
     assert outcome.statuses == {"orders": "error"}
     assert outcome.rules()["orders_not_empty"] == ("failed", [0, 1], None)
     assert outcome.rules()["email_format"] == ("inconclusive", None, "zero-rows")
-
-
-def test_type_mismatch_is_a_status_not_a_model_error(project: Project) -> None:
-    outcome = project.invoke("--select", "orders", variables={"email_int": True})
-    assert outcome.success
-    assert outcome.rules()["email_format"] == ("inconclusive", None, "type-mismatch")
+    assert project.marks() == before
 
 
 def test_sql_rule_failing_and_erroring(project: Project) -> None:
-    good(project)
-    failing = project.invoke("--select", "orders", variables={"neg": True, **sql_allowed(project)})
+    before = live(project)
+    failing = project.invoke("--select", "orders", defects=("neg",))
     assert failing.statuses == {"orders": "error"}
     assert failing.rules()["no_negative_amounts"] == ("failed", [1, 1], None)
-    broken = project.invoke("--select", "orders",
-                            variables={"drop_amount": True, **sql_allowed(project)})
+    broken = project.invoke("--select", "orders", defects=("drop_amount",))
     assert broken.statuses == {"orders": "error"}
     assert "amount" in broken.messages["orders"]  # dbt's own database error
-    logged = broken.statuses_of()
-    assert {k: logged[k] for k in LIBRARY} == dict.fromkeys(LIBRARY, "passed")  # logged before it
-    assert project.table("orders") == (10, ["order_id", "email", "amount", "status"])
-
-
-def test_parameters_are_bound_and_an_injection_is_data(project: Project) -> None:
-    outcome = project.invoke("--select", "orders", variables={
-        "bad_email": True, **sql_allowed(project),
-        "packata_sql_params": {"min_amount": 7, "probe": "x'; drop table orders; --"}})
-    assert outcome.success
-    rules = outcome.rules()
-    assert rules["emails_outside_example_com"] == ("passed", [2, 1], None)  # ids 8 and 10 only
-    assert rules["probe_is_data"] == ("passed", [0, 1], None)
-    assert project.table("orders")[0] == 10
+    assert library_passed(broken)  # the library rules were decided and logged before it
+    assert project.marks() == before
 
 
 def test_odd_names_give_the_same_statuses(project: Project) -> None:
-    clean = project.invoke("--select", "odd_orders", variables=sql_allowed(project))
+    clean = project.invoke("--select", "odd_orders")
     assert clean.success, clean.messages
     assert clean.statuses_of("odd_orders") == {
         "odd_id_unique": "passed", "odd_select_known": "passed", "odd_select_rows": "passed"}
-    dirty = project.invoke("--select", "odd_orders", variables={"odd_dup": True, **sql_allowed(project)})
+    dirty = project.invoke("--select", "odd_orders", defects=("odd_dup",))
     assert dirty.statuses == {"odd_orders": "error"}
     assert dirty.statuses_of("odd_orders") == {
         "odd_id_unique": "failed", "odd_select_known": "failed", "odd_select_rows": "failed"}
     assert project.table("OddOrders", f"{project.schema}_custom") == (2, ["Order Id", "select"])
-
-
-def test_disabled_hook_lets_anything_through(project: Project) -> None:
-    outcome = project.invoke("--select", "orders", variables={"dup": True, "packata_sql_enabled": False})
-    assert outcome.success and outcome.results == []
-    assert project.table("orders")[0] == 11
-
-
-@pytest.mark.parametrize("project", ["duckdb"], indirect=True)
-def test_duckdb_runs_sql_rules_only_when_trusted(project: Project) -> None:
-    outcome = project.invoke("--select", "orders", variables={
-        "packata_sql_trust_environment": True, "packata_sql_params": PARAMS})
-    assert outcome.rules()["no_negative_amounts"] == ("passed", [0, 1], None)
-    assert outcome.runs[0]["read_only"] == "trusted"
-
-
-@pytest.mark.parametrize("project", ["postgres"], indirect=True)
-def test_postgres_superuser_sql_rules_refused_unless_trusted(project: Project) -> None:
-    try:
-        refused = project.invoke("--select", "orders", target="pg_super")
-        assert refused.success
-        assert refused.rules()["no_negative_amounts"] == ("error", None, "read-only-not-guaranteed")
-        assert refused.runs[0]["read_only"] == "enforced"
-        trusted = project.invoke("--select", "orders", target="pg_super",
-                                 variables={"packata_sql_trust_environment": True})
-        assert trusted.rules()["no_negative_amounts"] == ("passed", [0, 1], None)
-        assert trusted.runs[0]["read_only"] == "trusted"
-    finally:
-        project.give_back("orders")
 
 
 @pytest.mark.parametrize("project", ["postgres"], indirect=True)
@@ -201,6 +143,73 @@ def test_postgres_a_writing_sql_rule_hits_the_read_only_subtransaction(project: 
     assert outcome.statuses == {"writer": "error"}
     assert "read-only transaction" in outcome.messages["writer"]
     assert project.query(f"SELECT last_value, is_called FROM {project.schema}.packata_seq") == before
+
+
+# From here on, runs change dbt vars (each makes dbt re-parse the project).
+
+def test_fail_on_warning_blocks(project: Project) -> None:
+    before = live(project)
+    outcome = project.invoke("--select", "orders", defects=("bad_email",),
+                             variables={"packata_sql_fail_on": "warning"})
+    assert outcome.statuses == {"orders": "error"}
+    assert "failed: email_format" in outcome.messages["orders"]
+    assert project.marks() == before
+
+
+def test_incomplete_error_blocks(project: Project) -> None:
+    before = live(project)
+    outcome = project.invoke("--select", "orders", defects=("drop_status",),
+                             variables={"packata_sql_incomplete": "error"})
+    assert outcome.statuses == {"orders": "error"}
+    assert "status_known inconclusive missing-column" in outcome.messages["orders"]
+    assert project.marks() == before
+
+
+def test_parameters_are_bound_and_an_injection_is_data(project: Project) -> None:
+    outcome = project.invoke("--select", "orders", defects=("bad_email",), variables={
+        "packata_sql_params": {"min_amount": 7, "probe": "x'; drop table orders; --"}})
+    assert outcome.success
+    rules = outcome.rules()
+    assert rules["emails_outside_example_com"] == ("passed", [2, 1], None)  # ids 8 and 10 only
+    assert rules["probe_is_data"] == ("passed", [0, 1], None)
+    assert project.marks() == {outcome.mark}
+
+
+def test_disabled_hook_lets_anything_through(project: Project) -> None:
+    outcome = project.invoke("--select", "orders", defects=("dup",),
+                             variables={"packata_sql_enabled": False})
+    assert outcome.success and outcome.results == []
+    assert project.table("orders")[0] == 11
+
+
+@pytest.mark.parametrize("project", ["duckdb"], indirect=True)
+def test_duckdb_refuses_sql_rules_unless_trusted(project: Project) -> None:
+    outcome = project.invoke("--select", "orders", defects=("email_int",),
+                             variables={"packata_sql_trust_environment": False})
+    assert outcome.success  # dbt's read-write connection: SQL rules are refused, not run
+    rules = outcome.rules()
+    assert rules["no_negative_amounts"] == ("error", None, "read-only-not-guaranteed")
+    assert outcome.runs[0]["read_only"] == "dbt-connection"
+    assert any("no_negative_amounts error read-only-not-guaranteed" in w for w in outcome.warnings)
+    # a pattern on a number column: decided before any statement runs, not a model error
+    assert rules["email_format"] == ("inconclusive", None, "type-mismatch")
+
+
+@pytest.mark.parametrize("project", ["postgres"], indirect=True)
+def test_postgres_superuser_sql_rules_refused_unless_trusted(project: Project) -> None:
+    try:
+        refused = project.invoke("--select", "orders", defects=("email_int",), target="pg_super")
+        assert refused.success
+        rules = refused.rules()
+        assert rules["no_negative_amounts"] == ("error", None, "read-only-not-guaranteed")
+        assert rules["email_format"] == ("inconclusive", None, "type-mismatch")
+        assert refused.runs[0]["read_only"] == "enforced"
+        trusted = project.invoke("--select", "orders", target="pg_super",
+                                 variables={"packata_sql_trust_environment": True})
+        assert trusted.rules()["no_negative_amounts"] == ("passed", [0, 1], None)
+        assert trusted.runs[0]["read_only"] == "trusted"
+    finally:
+        project.give_back("orders")
 
 
 @pytest.mark.parametrize("project", ["postgres"], indirect=True)

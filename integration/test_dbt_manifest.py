@@ -46,10 +46,7 @@ def by_key(report: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
 
 
 def test_both_paths_give_the_same_statuses_and_values(project: Project, tmp_path: Path) -> None:
-    variables: dict[str, Any] = {"bad_email": True, "packata_sql_params": {"min_amount": 0}}
-    if project.target == "duckdb":
-        variables["packata_sql_trust_environment"] = True
-    hook = project.invoke("--select", "orders", variables=variables)
+    hook = project.invoke("--select", "orders", defects=("bad_email",))  # min_amount 0, SQL rules run
     assert hook.success
     code, report = path2(project, tmp_path, "--param", "min_amount=0")
     assert report["read_only"] == "enforced"
@@ -67,7 +64,7 @@ def test_both_paths_give_the_same_statuses_and_values(project: Project, tmp_path
 
 
 def test_a_failed_model_is_not_checked(project: Project, tmp_path: Path) -> None:
-    outcome = project.invoke("--select", "orders", "odd_orders", variables={"dup": True})
+    outcome = project.invoke("--select", "orders", "odd_orders", defects=("dup",))
     assert outcome.statuses == {"orders": "error", "odd_orders": "success"}
     code, report = path2(project, tmp_path)
     statuses = by_key(report)

@@ -2,4 +2,4 @@
 {{ config(alias='OddOrders', schema='custom') }}
 select 1 as "Order Id", 'ok' as "select"
 union all select 2, 'fine'
-{% if var('odd_dup', false) %}union all select 2, 'bad'{% endif %}
+{% if env_var('PACKATA_DBT_ODD_DUP', '') == 'true' %}union all select 2, 'bad'{% endif %}
