@@ -91,7 +91,7 @@ class Project:
         if self.target == "postgres":
             contracts.append(str(self.root / WRITER_CONTRACT))
         return packata_main(["dbt", "generate", *contracts, "--project-dir", str(self.root),
-                             "--object", "odd=odd_orders", *extra])
+                             "--object", "odd=odd_orders", "--object", "late=late", *extra])
 
     def invoke(self, *args: str, defects: tuple[str, ...] = (),
                variables: dict[str, Any] | None = None, target: str | None = None) -> Outcome:
@@ -128,11 +128,11 @@ class Project:
             outcome.messages[result.node.name] = result.message or ""
         return outcome
 
-    def marks(self) -> set[str]:
-        """Which invocations built the rows of `orders` now committed (empty: no table)."""
-        if not self.exists("orders"):
+    def marks(self, name: str = "orders") -> set[str]:
+        """Which invocations built the rows of a table now committed (empty: no table)."""
+        if not self.exists(name):
             return set()
-        return {row[0] for row in self.query(f"SELECT DISTINCT mark FROM {self.relation('orders')}")}
+        return {row[0] for row in self.query(f"SELECT DISTINCT mark FROM {self.relation(name)}")}
 
     def exists(self, name: str) -> bool:
         return bool(self.query(

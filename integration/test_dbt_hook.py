@@ -1,5 +1,5 @@
 """Path 1, the gate: `packata-sql dbt generate` + the post-hook, driven through real dbt on a
-DuckDB file and on PostgreSQL (dbt.md §6.5 scenarios 1–10, 12, 13).
+DuckDB file and on PostgreSQL (dbt.md §6.5 scenarios 1–13).
 
 Every row records the invocation that built it (`mark`), so "the previous table stays live" is
 checked directly. Runs that change dbt vars make dbt re-parse the project (seconds each), so
@@ -143,6 +143,24 @@ def test_postgres_a_writing_sql_rule_hits_the_read_only_subtransaction(project: 
     assert outcome.statuses == {"writer": "error"}
     assert "read-only transaction" in outcome.messages["writer"]
     assert project.query(f"SELECT last_value, is_called FROM {project.schema}.packata_seq") == before
+
+
+def outside_the_transaction(project: Project, model: str) -> None:
+    outcome = project.invoke("--select", model, defects=("dup",))
+    assert outcome.statuses == {model: "error"}
+    assert "failed: " in outcome.messages[model]
+    assert project.marks(model) == {outcome.mark}  # published: the documented limit
+    if project.target == "postgres":
+        assert any("not inside a transaction here" in line for line in outcome.infos)
+
+
+def test_after_commit_check_fails_the_run_but_cannot_keep_the_old_table(project: Project) -> None:
+    outside_the_transaction(project, "late_orders")
+
+
+@pytest.mark.parametrize("project", ["postgres"], indirect=True)
+def test_postgres_before_begin_hook_leaves_the_check_outside_the_transaction(project: Project) -> None:
+    outside_the_transaction(project, "begun_orders")
 
 
 # From here on, runs change dbt vars (each makes dbt re-parse the project).
