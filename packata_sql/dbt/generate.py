@@ -37,8 +37,9 @@ def runtime_text() -> str:
     return f"{{# {MARK} {__version__}: the dbt runtime. Do not edit; regenerate. #}}\n{body}"
 
 
-def plan_text(mapped: Mapped, dialects: tuple[str, ...]) -> str:
-    document = plan_document(mapped.contract, mapped.text, mapped.object_name, mapped.model, dialects)
+def plan_text(mapped: Mapped, dialects: tuple[str, ...], findings: list[Finding]) -> str:
+    document = plan_document(mapped.contract, mapped.text, mapped.object_name, mapped.model,
+                             dialects, findings)
     body = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=True)
     # Outside strings JSON never holds `{{`, `{%` or `{#`; inside them these escapes keep Jinja
     # reading the block as plain text.
@@ -90,16 +91,23 @@ def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str])
 
 
 def expected_files(mapped: list[Mapped], dialects: tuple[str, ...]) -> dict[str, str]:
+    """Every file's text; the loader's and compiler's findings are printed once each."""
     files = {RUNTIME: runtime_text()}
+    printed: set[tuple[str, Finding]] = set()
     for item in mapped:
-        files[f"{item.model}.sql"] = plan_text(item, dialects)
+        findings: list[Finding] = []
+        files[f"{item.model}.sql"] = plan_text(item, dialects, findings)
+        fresh = [f for f in findings if (item.contract.path, f) not in printed]
+        printed.update((item.contract.path, f) for f in fresh)
+        print_findings(item.contract.path, fresh)
     return files
 
 
-def print_findings(findings: list[Finding]) -> None:
+def print_findings(contract_path: str, findings: list[Finding]) -> None:
     for finding in findings:
         where = finding.source_path + (f" (line {finding.line})" if finding.line else "")
-        print(f"{finding.level.value} {finding.code} at {where}: {finding.message}", file=sys.stderr)
+        print(f"{contract_path}: {finding.level.value} {finding.code} at {where}: {finding.message}",
+              file=sys.stderr)
 
 
 def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | None,
@@ -117,7 +125,6 @@ def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | 
     for path in contract_paths:  # every contract loads before anything is written
         contract = load_contract(path, odcs_between)
         contracts.append((contract, Path(path).read_bytes()))
-        print_findings(list(contract.findings))
     files = expected_files(map_models(contracts, parse_objects(objects)), chosen)
     folder = root / FOLDER
     ours = {p.name for p in folder.glob("*.sql") if MARK in p.read_text(encoding="utf-8")[:200]} \

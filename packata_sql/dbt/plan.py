@@ -21,7 +21,7 @@ import sqlglot.expressions as exp
 from packata_sql import __version__
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.compiler import Plan, compile_contract
-from packata_sql.contracts.model import Contract, Expectation, Library, Rule, Sql
+from packata_sql.contracts.model import Contract, Expectation, Finding, Library, Rule, Sql
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.expectations import describe
 from packata_sql.planner import ROWS_ALIAS
@@ -124,10 +124,11 @@ def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, li
 
 
 def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect,
-                     token: str) -> dict[str, Any]:
+                     token: str, findings: list[Finding]) -> dict[str, Any]:
     """The fused scan's frame and each rule's compiled form for one dialect."""
     keys = [r.key for r in rules]
     compiled = compile_contract(contract, dialect, select=keys)  # parameters come at run time
+    findings.extend(f for f in compiled.findings if f not in findings)
     quoted = dialect.quote_identifier(token)
     head = "SELECT " + dialect.render(exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True))
     frame = dialect.render(exp.select(exp.Star()).from_(dialect.table((token,))))
@@ -151,8 +152,10 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
 
 
 def plan_document(contract: Contract, contract_text: bytes, object_name: str, model: str,
-                  dialects: Sequence[str]) -> dict[str, Any]:
-    """The plan of one contract object, mapped to one dbt model."""
+                  dialects: Sequence[str], findings: list[Finding] | None = None) -> dict[str, Any]:
+    """The plan of one contract object, mapped to one dbt model; the compiler's findings are
+    added to `findings`."""
+    found = findings if findings is not None else []
     token = relation_token(contract_text)
     rules = [r for r in contract.rules if r.target.object_name == object_name]
     renamed = tuple(
@@ -163,7 +166,8 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
     tokenised = dataclasses.replace(contract, rules=renamed)
     keys = {r.key for r in rules}
     mine = [r for r in renamed if r.key in keys]
-    documents = {name: dialect_document(tokenised, mine, get_dialect(name), token) for name in dialects}
+    documents = {name: dialect_document(tokenised, mine, get_dialect(name), token, found)
+                 for name in dialects}
     return {
         "format": FORMAT,
         "packata_sql": __version__,

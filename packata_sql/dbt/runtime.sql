@@ -33,7 +33,7 @@
   {%- endif -%}
   {%- set relation = this.render() -%}
   {%- do adapter.dispatch('packata_sql_begin')(state) -%}
-  {%- set present = adapter.dispatch('packata_sql_columns')() -%}
+  {%- set present = adapter.dispatch('packata_sql_columns')(compiled.exact_names) -%}
 
   {#- Library rules: one fused scan over the rules whose columns exist with a compiled family -#}
   {%- set fused = [] -%}
@@ -128,16 +128,16 @@
 
 
 {#- The live columns: name (folded when the engine matches names case-insensitively) → type. -#}
-{% macro default__packata_sql_columns() %}
+{% macro default__packata_sql_columns(exact_names) %}
   {%- set found = {} -%}
   {%- for column in adapter.get_columns_in_relation(this) -%}
-    {%- do found.update({column.name | lower: column.dtype}) -%}
+    {%- do found.update({(column.name if exact_names else column.name | lower): column.dtype}) -%}
   {%- endfor -%}
   {{ return(found) }}
 {% endmacro %}
 
 {#- PostgreSQL: the type names the CLI's session classifies (pg_type.typname, 'enum' for enums). -#}
-{% macro postgres__packata_sql_columns() %}
+{% macro postgres__packata_sql_columns(exact_names) %}
   {%- set cell = packata_sql_fetch("SELECT a.attname, CASE t.typtype WHEN 'e' THEN 'enum' ELSE t.typname END FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace JOIN pg_catalog.pg_type t ON t.oid = a.atttypid WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped", [this.schema, this.identifier], 100000) -%}
   {%- set found = {} -%}
   {%- for row in cell.rows -%}{%- do found.update({row[0]: row[1]}) -%}{%- endfor -%}
