@@ -45,8 +45,9 @@ def plan_text(mapped: Mapped, dialects: tuple[str, ...], findings: list[Finding]
     # reading the block as plain text.
     body = body.replace("%", "\\u0025").replace("#", "\\u0023").replace("{{", "{\\u007b")
     where = _UNSAFE_IN_COMMENT.sub("?", mapped.contract.path)
+    name = _UNSAFE_IN_COMMENT.sub("?", mapped.object_name)
     return (
-        f"{{# {MARK} {__version__} from {where}, object {mapped.object_name}; do not edit, "
+        f"{{# {MARK} {__version__} from {where}, object {name}; do not edit, "
         "regenerate. #}\n"
         f"{{% macro packata_plan__{mapped.model}() %}}\n"
         f"{{% set plan_json %}}\n{body}\n{{% endset %}}\n"
@@ -79,9 +80,10 @@ def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str])
                 continue
             model = objects.get(obj.name) or obj.physical or obj.name
             if not _MODEL_NAME.match(model) or model == RUNTIME.removesuffix(".sql"):
-                raise UsageError(f"{contract.path}: object '{obj.name}' maps to '{model}', which "
-                                 "is not a usable dbt model name; pass --object "
-                                 f"{obj.name}=MODEL")
+                print(f"packata-sql: {contract.path}: object '{obj.name}' maps to '{model}', which "
+                      "is not a usable dbt model name: no plan written; pass --object "
+                      f"{obj.name}=MODEL", file=sys.stderr)
+                continue
             if model in seen:
                 raise UsageError(f"objects {seen[model]} and {contract.path}:{obj.name} both map "
                                  f"to model '{model}'; pass --object to tell them apart")

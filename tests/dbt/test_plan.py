@@ -102,18 +102,32 @@ def test_check_names_a_missing_plan(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ([], "maps to 'OddOrders'"),  # a mixed-case physicalName is not the model name here
     (["--object", "odd=orders"], "both map to model 'orders'"),
     (["--object", "nope=x"], "names no contract object"),
     (["--object", "odd=odd_orders", "--dialect", "oracle"], "unknown dialect oracle"),
+    (["--object", "odd=odd orders"], "must be ODCS_NAME=MODEL"),
 ])
 def test_generate_refuses_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              extra: list[str], message: str) -> None:
     contract = write_project(tmp_path)
-    if not extra:  # the default mapping is accepted when the name is usable, so break it
-        contract.write_text(contract.read_text().replace("physicalName: OddOrders",
-                                                         "physicalName: Odd Orders"))
-        message = "maps to 'Odd Orders'"
     assert main(["dbt", "generate", str(contract), "--project-dir", str(tmp_path), *extra]) == 3
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "macros").exists()
+
+
+def test_an_object_without_a_usable_model_name_gets_no_plan(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    contract = write_project(tmp_path)
+    contract.write_text(contract.read_text().replace("physicalName: OddOrders",
+                                                     "physicalName: 'Odd Orders #}'"))
+    assert main(["dbt", "generate", str(contract), "--project-dir", str(tmp_path)]) == 0
+    assert "object 'odd' maps to 'Odd Orders #}'" in capsys.readouterr().err
+    assert not (tmp_path / "macros" / "packata_sql" / "Odd Orders #}.sql").exists()
+    assert (tmp_path / "macros" / "packata_sql" / "orders.sql").exists()
+
+
+def test_a_loader_error_writes_nothing_and_exits_3(tmp_path: Path) -> None:
+    contract = write_project(tmp_path)
+    contract.write_text("schema: [unclosed\n")
+    assert main(["dbt", "generate", str(contract), "--project-dir", str(tmp_path)]) == 3
     assert not (tmp_path / "macros").exists()
