@@ -90,11 +90,17 @@ def test_an_old_manifest_is_refused(project: Project, tmp_path: Path,
 @pytest.mark.parametrize("project", ["duckdb"], indirect=True)
 def test_packata_sql_never_imports_dbt(project: Project, tmp_path: Path) -> None:
     url = project.reader_copy(tmp_path / "copy")
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "packata_sql", "check",
-         str(project.root / CONTRACT), "--dbt-project", str(project.root), "--url", url],
-        capture_output=True, text=True, timeout=120)
-    assert done.returncode in (0, 1, 2), done.stderr[-2000:]
-    imported = re.findall(r"\|\s*([\w.]+)\s*$", done.stderr, re.M)
-    assert "packata_sql.dbt.manifest" in imported
-    assert [m for m in imported if m == "dbt" or m.startswith("dbt.")] == []
+    commands = {
+        "packata_sql.dbt.manifest": ["check", str(project.root / CONTRACT),
+                                     "--dbt-project", str(project.root), "--url", url],
+        "packata_sql.dbt.plan": ["dbt", "generate", str(project.root / CONTRACT), "--project-dir",
+                                 str(project.root), "--object", "odd=odd_orders",
+                                 "--object", "late=late", "--check"],
+    }
+    for module, argv in commands.items():
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "packata_sql", *argv],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1, 2), done.stderr[-2000:]
+        imported = re.findall(r"\|\s*([\w.]+)\s*$", done.stderr, re.M)
+        assert module in imported
+        assert [m for m in imported if m == "dbt" or m.startswith("dbt.")] == []

@@ -21,6 +21,9 @@
     {{ log("packata-sql " ~ model.name ~ " | no plan for this model", info=false) }}
     {{ return('') }}
   {%- endif -%}
+  {%- if var('packata_sql_fail_on', 'error') not in ('error', 'warning') or var('packata_sql_incomplete', 'warn') not in ('warn', 'error') -%}
+    {{ exceptions.raise_compiler_error("packata-sql: the var packata_sql_fail_on is error or warning, and packata_sql_incomplete is warn or error") }}
+  {%- endif -%}
   {%- set plan = plan_macro() -%}
   {%- set state = {"read_only": "none", "trusted": var('packata_sql_trust_environment', false) in (true, 'true', 'True')} -%}
   {%- set compiled = plan.dialects.get(target.type) -%}
