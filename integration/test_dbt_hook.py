@@ -240,3 +240,11 @@ def test_postgres_plan_for_another_dialect_skips_every_rule(project: Project) ->
         assert any("dialect-not-generated" in w for w in outcome.warnings)
     finally:
         assert project.generate() == 0
+
+
+@pytest.mark.parametrize("project", ["duckdb"], indirect=True)
+def test_an_unknown_fail_on_value_is_refused(project: Project) -> None:
+    outcome = project.invoke("--select", "orders", variables={"packata_sql_fail_on": "sometimes"})
+    assert outcome.statuses == {"orders": "error"}
+    assert "packata_sql_fail_on is error or warning" in outcome.messages["orders"]
+    assert outcome.results == []
