@@ -14,7 +14,7 @@ import pytest
 
 from .dbt_harness import CONTRACT, Outcome, Project, projects
 
-LIBRARY = {"orders_not_empty", "order_id_unique", "email_format", "status_known"}
+LIBRARY = {"orders_not_empty", "order_id_unique", "order_email_unique", "email_format", "status_known"}
 COLUMNS = ["order_id", "email", "amount", "status", "mark"]
 
 

@@ -58,7 +58,7 @@ def test_both_paths_give_the_same_statuses_and_values(project: Project, tmp_path
         if value is not None:
             assert Fraction(Decimal(str(rules[key]["value"]))) == Fraction(value[0], value[1]), key
             compared += 1
-    assert compared == 6
+    assert compared == 7
     assert by_key(report)["odd_id_unique"] == ("skipped", "dbt-not-run")
     assert code == 2  # complete runs only: the text rule, a missing parameter, odd not run
 

@@ -103,14 +103,13 @@ def type_families(dialect: Dialect) -> dict[str, str]:
 
 
 def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, list[str]]:
-    """The rule's SELECT-list item for every mix of live column families it accepts."""
+    """The rule's SELECT-list item for every mix of live column families it accepts; beyond a
+    few columns, one item ("*") that assumes no family, as `compile` does for unknown types."""
     table = dialect.table((token,))
     quoted = dialect.quote_identifier(token)
-    mixes: list[tuple[Family | None, ...]]
-    if len(plan.columns) <= _MAX_FAMILY_COLUMNS:
-        mixes = list(itertools.product(_FAMILIES, repeat=len(plan.columns)))
-    else:
-        mixes = []
+    mixes: list[tuple[Family | None, ...]] = (
+        list(itertools.product(_FAMILIES, repeat=len(plan.columns)))
+        if len(plan.columns) <= _MAX_FAMILY_COLUMNS else [(None,) * len(plan.columns)])
     items: dict[str, list[str]] = {}
     for mix in mixes:
         context = MeasureContext(dialect, table, dict(zip(plan.columns, mix, strict=True)))
@@ -118,7 +117,7 @@ def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, li
             count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
         except TypeMismatch:
             continue
-        key = ",".join(f.value for f in mix if f is not None)
+        key = "*" if None in mix else ",".join(f.value for f in mix if f is not None)
         items[key] = pieces(dialect.render(exp.alias_(count, f"m{index}", quoted=True)), quoted)
     return items
 

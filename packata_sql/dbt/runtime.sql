@@ -52,10 +52,10 @@
       {%- do results.append(packata_sql_result(rule, state, entry.status, code=entry.code)) -%}
     {%- elif missing -%}
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="missing-column")) -%}
-    {%- elif entry.variants.get(families | join(',')) is none -%}
+    {%- elif entry.variants.get(families | join(','), entry.variants.get('*')) is none -%}
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="type-mismatch")) -%}
     {%- else -%}
-      {%- do fused.append([rule, entry.variants[families | join(',')]]) -%}
+      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*'))]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if fused -%}
@@ -139,9 +139,10 @@
   {{ return(found) }}
 {% endmacro %}
 
-{#- PostgreSQL: the type names the CLI's session classifies (pg_type.typname, 'enum' for enums). -#}
+{#- PostgreSQL: the type names the CLI's session classifies (pg_type.typname, 'enum' for enums,
+    a domain's base type, as the driver reports it). -#}
 {% macro postgres__packata_sql_columns(exact_names) %}
-  {%- set cell = packata_sql_fetch("SELECT a.attname, CASE t.typtype WHEN 'e' THEN 'enum' ELSE t.typname END FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace JOIN pg_catalog.pg_type t ON t.oid = a.atttypid WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped", [this.schema, this.identifier], 100000) -%}
+  {%- set cell = packata_sql_fetch("SELECT a.attname, CASE t.typtype WHEN 'e' THEN 'enum' ELSE t.typname END FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace JOIN pg_catalog.pg_type d ON d.oid = a.atttypid JOIN pg_catalog.pg_type t ON t.oid = CASE d.typtype WHEN 'd' THEN d.typbasetype ELSE d.oid END WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped", [this.schema, this.identifier], 100000) -%}
   {%- set found = {} -%}
   {%- for row in cell.rows -%}{%- do found.update({row[0]: row[1]}) -%}{%- endfor -%}
   {{ return(found) }}

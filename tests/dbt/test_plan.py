@@ -131,3 +131,21 @@ def test_a_loader_error_writes_nothing_and_exits_3(tmp_path: Path) -> None:
     contract.write_text("schema: [unclosed\n")
     assert main(["dbt", "generate", str(contract), "--project-dir", str(tmp_path)]) == 3
     assert not (tmp_path / "macros").exists()
+
+
+def test_composite_keys_get_one_variant_per_family_mix_and_a_wildcard_beyond(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    columns = "".join(f"      - name: c{i}\n        logicalType: string\n" for i in range(5))
+    path.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: x\nname: x\nversion: 1.0.0\nstatus: active\n"
+        "schema:\n  - name: t\n    physicalName: t\n    quality:\n"
+        "      - {id: two, metric: duplicateValues, arguments: {properties: [c0, c1]}, mustBe: 0}\n"
+        "      - {id: five, metric: duplicateValues, arguments: {properties: [c0, c1, c2, c3, c4]},"
+        " mustBe: 0}\n"
+        f"    properties:\n{columns}", encoding="utf-8")
+    document = plan_document(load_odcs(str(path)), path.read_bytes(), "t", "t", ["postgres"])
+    rules = document["dialects"]["postgres"]["rules"]
+    assert len(rules["two"]["variants"]) == 25
+    assert 'COLLATE "C"' in rules["two"]["variants"]["text,number"][0]  # text compared binary
+    assert 'COLLATE "C"' not in rules["two"]["variants"]["number,number"][0]
+    assert list(rules["five"]["variants"]) == ["*"]
