@@ -249,8 +249,8 @@ def projects(kind: str, tmp: Path, postgres: Any = None) -> Iterator[Project]:
         yield project
         return
     project = build_project(tmp, "postgres", postgres.admin_url, postgres.reader_url)
-    prepare_postgres(project)
     try:
+        prepare_postgres(project)
         assert project.generate() == 0
         yield project
     finally:
