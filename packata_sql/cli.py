@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                        help="a value for {param:NAME} in SQL rules (types: int, decimal, "
                             "string, bool, date; inferred when omitted)")
+    check.add_argument("--dbt-project", metavar="DIR",
+                       help="check the models this dbt project built in its last run "
+                            "(reads DIR/target/manifest.json and run_results.json)")
 
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
     compile_.add_argument("contract", type=_not_a_url)
@@ -151,6 +154,20 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--timeout", type=_positive, default=10.0, metavar="S",
                         help="time limit to open the connection in seconds (default 10)")
 
+    dbt = commands.add_parser("dbt", help="run the rules inside dbt, as a post-hook gate")
+    dbt_commands = dbt.add_subparsers(dest="dbt_command", required=True, parser_class=_Parser)
+    generate = dbt_commands.add_parser(
+        "generate", help="write the post-hook runtime and one plan per model into DIR/macros/packata_sql/")
+    generate.add_argument("contract", nargs="+", help="ODCS v3 contracts (YAML)")
+    generate.add_argument("--project-dir", required=True, metavar="DIR", help="the dbt project")
+    generate.add_argument("--dialect", action="append", metavar="D",
+                          help="a dbt adapter type to compile for (default: duckdb and postgres)")
+    generate.add_argument("--object", action="append", default=[], metavar="ODCS_NAME=MODEL",
+                          help="the dbt model of a contract object whose name differs")
+    generate.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
+    generate.add_argument("--check", action="store_true",
+                          help="write nothing; exit 1 when a generated file is stale or missing")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -168,6 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "dbt":
+            from packata_sql.dbt.generate import generate
+
+            return generate(args.contract, args.project_dir, args.dialect, args.object,
+                            args.odcs_between, args.check)
         if args.command == "doctor":
             from packata_sql.commands import doctor
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from packata_sql.cli import UsageError
-from packata_sql.compiler import compile_contract
+from packata_sql.compiler import Compiled, compile_contract
 from packata_sql.contracts.model import Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
@@ -45,7 +46,8 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
     return endpoint
 
 
-def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint) -> Report:
+def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint,
+                 compiler: Callable[..., Compiled] = compile_contract) -> Report:
     selected = args.select
     if selected:
         known = {rule.key for rule in contract.rules}
@@ -53,8 +55,8 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         if unknown:
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
     parameters = dict(_parameters(getattr(args, "param", [])))
-    compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                select=selected, parameters=parameters)
+    compiled = compiler(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                        select=selected, parameters=parameters)
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
@@ -92,7 +94,12 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
 def check(args: argparse.Namespace) -> int:
     contract = load_contract(args.contract, args.odcs_between)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
-    report = check_report(args, contract, endpoint)
+    if getattr(args, "dbt_project", None):  # only the models dbt built in its last run
+        from packata_sql.dbt.manifest import dbt_compiler
+
+        report = check_report(args, contract, endpoint, dbt_compiler(args.dbt_project, endpoint))
+    else:
+        report = check_report(args, contract, endpoint)
     emit(report, args.format, args.output)
     return report.exit_code(fail_on_warning=args.fail_on == "warning")
 

@@ -137,3 +137,15 @@ def inspect(cursor: Any) -> tuple[list[str], frozenset[tuple[str, ...]]]:
         cursor.execute(_VIEWS, {"functions": oids})
         views = frozenset((str(schema), str(name)) for schema, name in cursor.fetchall())
     return routes, views
+
+
+def any_route_sql() -> str:
+    """One statement, a row of booleans (any true: a route), built from the queries `inspect`
+    runs, for a caller that can run only one statement and no parameters (the dbt runtime)."""
+    risky = "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_FUNCTIONS) + "]::name[]"
+    risky_roles = "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_ROLES) + "]::name[]"
+    roles = (f"SELECT 1 FROM ({_ROLES}) AS r(name, is_login, su, repl, bypass) "
+             f"WHERE su OR repl OR bypass OR name = ANY({risky_roles})")
+    parts = [roles, _DEFINERS, _FUNCTIONS, _FOREIGN]
+    exists = [f"EXISTS ({part.replace('%(risky)s', risky)})" for part in parts]
+    return " ".join(f"SELECT {', '.join(exists)}".split())

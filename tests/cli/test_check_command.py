@@ -323,7 +323,9 @@ def test_ctrl_c_while_loading_a_contract_exits_130_without_a_traceback(written, 
 
 def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypatch, capsys):
     """A bug (simulated: the runner raises) ends with a short notice, not a traceback."""
-    from packata_sql import cli, runner
+    # commands is imported before runner.run is patched: importing it afterwards would bind the
+    # broken run, and monkeypatch would "restore" that for every later in-process check.
+    from packata_sql import cli, commands, runner  # noqa: F401
 
     def broken(*args, **kwargs):
         raise RuntimeError(f"secret {SENTINEL}")
