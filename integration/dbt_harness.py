@@ -219,21 +219,24 @@ def build_project(root: Path, target: str, url: str | None = None,
         (root / WRITER_CONTRACT).write_text(
             "apiVersion: v3.1.0\nkind: DataContract\nid: urn:example:dbt-writer\nname: writer\n"
             "version: 1.0.0\nstatus: active\nschema:\n  - name: writer\n    physicalName: writer\n"
-            "    quality:\n      - id: writes_a_sequence\n        type: sql\n"
-            f"        query: SELECT nextval('{schema}.packata_seq')\n        mustBeGreaterThan: 0\n",
+            "    quality:\n      - id: writes_a_row\n        type: sql\n"
+            f"        query: SELECT {schema}.packata_write()\n        mustBeGreaterThan: 0\n",
             encoding="utf-8")
     (root / "profiles.yml").write_text(_profiles(target, root, url, schema, owner), encoding="utf-8")
     return Project(root, target, runner_class(), url, schema, reader_url, owner)
 
 
 def prepare_postgres(project: Project) -> None:
-    """The schema (owned by a plain login, so its SQL rules may run) and a sequence."""
+    """The schema (owned by a plain login, so its SQL rules may run) and a table to write."""
     assert project.owner is not None
     project.query(f"CREATE ROLE {project.owner} LOGIN PASSWORD '{project.owner}'")
     project.query(f"CREATE SCHEMA {project.schema} AUTHORIZATION {project.owner}")
     project.query(f"CREATE SCHEMA {project.schema}_custom AUTHORIZATION {project.owner}")
-    project.query(f"CREATE SEQUENCE {project.schema}.packata_seq")
-    project.query(f"ALTER SEQUENCE {project.schema}.packata_seq OWNER TO {project.owner}")
+    project.query(f"CREATE TABLE {project.schema}.packata_log (n int)")
+    project.query(f"ALTER TABLE {project.schema}.packata_log OWNER TO {project.owner}")
+    project.query(f"CREATE FUNCTION {project.schema}.packata_write() RETURNS int LANGUAGE sql "
+                  f"AS 'INSERT INTO {project.schema}.packata_log VALUES (1) RETURNING 1'")
+    project.query(f"ALTER FUNCTION {project.schema}.packata_write() OWNER TO {project.owner}")
 
 
 def drop_postgres(project: Project) -> None:
