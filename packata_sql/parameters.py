@@ -27,12 +27,14 @@ class ParameterError(ValueError):
 def parse_parameter(text: str) -> tuple[str, Value]:
     head, separator, raw = text.partition("=")
     if not separator:
-        raise ParameterError(f"--param needs NAME=VALUE (got no '=' in '{head}')")
+        raise ParameterError("a --param has no '=': write NAME=VALUE or NAME:TYPE=VALUE "
+                             "(the argument is not shown: it may hold a secret)")
     name, _, kind = head.partition(":")
     if not _NAME.match(name):
-        raise ParameterError(f"--param name '{name}' is not an identifier")
+        raise ParameterError("a --param name is not an identifier (letters, digits and '_'; "
+                             "the name is not shown: it may hold a secret)")
     if kind and kind not in TYPES:
-        raise ParameterError(f"--param {name}: type must be one of {', '.join(TYPES)}")
+        raise ParameterError(f"--param {name}: the type must be one of {', '.join(TYPES)}")
     try:
         return name, _typed(raw, kind or _infer(raw))
     except (ValueError, InvalidOperation):

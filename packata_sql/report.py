@@ -75,6 +75,10 @@ class Report:
     schema: str | None = None
     #: Descriptive rules were accepted unexecuted (`--accept-unexecutable` or the contract).
     accept_unexecutable: bool = False
+    #: Whether authored SQL rules may run on this login ("allowed"/"refused"), and the routes
+    #: (names only) that let the login escape the engine's read-only mode.
+    authored_sql: str | None = None
+    routes: tuple[str, ...] = ()
     #: What the declaration says of itself (format, policy version, SHA-256), when it does.
     declaration: dict[str, str | None] = field(default_factory=dict)
 

@@ -25,6 +25,7 @@ from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import Scan, build_scan
+from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
@@ -121,12 +122,15 @@ def run(
     interrupted = False
     connection_problem: str | None = None
     read_only: str | None = None
+    decision: Decision | None = None
     session: Session | None = None
     try:
         if compiled.executable:
             try:
-                session = open_session(endpoint, trust_environment=options.trust_environment)
-                read_only = session.read_only
+                session = open_session(_bounded(endpoint, state.remaining()),
+                                       trust_environment=options.trust_environment)
+                decision = session.decision
+                read_only = decision.level
             except ProviderError as error:
                 connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
@@ -152,7 +156,14 @@ def run(
                   (*compiled.findings, *state.notes),
                   interrupted, settings, connection_problem,
                   schema=session.schema if session is not None else None,
-                  accept_unexecutable=accept)
+                  accept_unexecutable=accept,
+                  authored_sql=decision.authored_label if decision else None,
+                  routes=decision.routes if decision else ())
+
+
+def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
+    """Connecting counts against the per-rule timeout and the run's budget."""
+    return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
 @dataclass

@@ -50,7 +50,7 @@ def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], li
     for prop in obj.properties:
         for definition, suffix in _property_checks(prop):
             key = _allocate(f"{property_key(obj, prop)}.{suffix}", taken, prop, findings)
-            rules.append(_rule(obj, prop, key, f"{prop.source_path}.{suffix}", definition))
+            rules.append(_rule(obj, prop, key, suffix, definition))
     key_columns = primary_key(obj)
     if key_columns:
         first = next(p for p in obj.properties if p.primary_key)
@@ -60,7 +60,7 @@ def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], li
                                 (("properties", tuple(p.name for p in key_columns)),))
         target = Target(obj.name, obj.physical, exact_object=obj.exact)
         rules.append(Rule(key, f"{obj.source_path}.primaryKey", Category.CONSTRAINT, target,
-                          definition, _NO_VIOLATIONS, line=first.line))
+                          definition, _NO_VIOLATIONS, line=first.line_of("primaryKey")))
     return rules, findings
 
 
@@ -99,13 +99,16 @@ def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
         yield Constraint(name, column, tuple(arguments)), f"logicalTypeOptions.{name}"
 
 
-def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, source_path: str,
+def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, declaration: str,
           definition: Constraint) -> Rule:
+    """`declaration` is where on the property the check is written (`required`,
+    `logicalTypeOptions.maxLength`); the rule's path and line point there."""
     target = Target(obj.name, obj.physical, (prop.name,), prop.physical, prop.logical_type,
                     exact_object=obj.exact, exact_property=prop.exact)
     expectations = () if definition.kind in CATALOG_KINDS else _NO_VIOLATIONS
-    return Rule(key, source_path, Category.CONSTRAINT, target, definition, expectations,
-                severity=Severity.ERROR, line=prop.line)
+    return Rule(key, f"{prop.source_path}.{declaration}", Category.CONSTRAINT, target,
+                definition, expectations, severity=Severity.ERROR,
+                line=prop.line_of(declaration))
 
 
 def _allocate(wanted: str, taken: set[str], prop: SchemaProperty,

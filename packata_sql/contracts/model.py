@@ -166,6 +166,11 @@ class SchemaProperty:
     line: int | None = None
     #: A physicalName was given: the column is that name exactly (no unquoted reading).
     exact: bool = False
+    #: The line of each declaration (`required`, `logicalTypeOptions.maxLength`, …), when known.
+    lines: tuple[tuple[str, int | None], ...] = ()
+
+    def line_of(self, declaration: str) -> int | None:
+        return dict(self.lines).get(declaration) or self.line
 
 
 @dataclass(frozen=True)

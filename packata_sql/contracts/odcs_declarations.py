@@ -39,7 +39,20 @@ def schema_property(findings: list[Finding], line: Lines, prop: Mapping[str, Any
         tuple((str(k), freeze(v)) for k, v in options.items())
         if isinstance(options, dict) else (),
         where, line(yaml_path), bool(text(prop.get("physicalName"))),
+        _declaration_lines(line, prop, yaml_path),
     )
+
+
+def _declaration_lines(line: Lines, prop: Mapping[str, Any],
+                       yaml_path: YamlPath) -> tuple[tuple[str, int | None], ...]:
+    """Where each constraint is written, so its rule and findings point at that line."""
+    found = [(key, line((*yaml_path, key))) for key in
+             ("logicalType", "physicalType", "required", "unique", "primaryKey") if key in prop]
+    options = prop.get("logicalTypeOptions")
+    if isinstance(options, dict):
+        found += [(f"logicalTypeOptions.{key}", line((*yaml_path, "logicalTypeOptions", key)))
+                  for key in options]
+    return tuple(found)
 
 
 def flag(findings: list[Finding], line: Lines, prop: Mapping[str, Any], key: str,

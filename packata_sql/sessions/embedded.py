@@ -17,24 +17,21 @@ from packata_sql.catalog.patterns import MAX_PATTERN_LENGTH
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.facts import ColumnFact
-from packata_sql.session import ENFORCED, TRUSTED, ProviderError, Refused, Result, TimedSession
+from packata_sql.session import LoginFacts, ProviderError, Refused, Result, TimedSession
 
 
 class DuckDBSession(TimedSession):
     """DESIGN.md recipe: a file opened read-only, external access off, configuration locked,
     exactly one SELECT per statement according to DuckDB's own parser."""
 
-    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+    def __init__(self, endpoint: Endpoint) -> None:
         import duckdb
 
         self._duckdb = duckdb
         self.dialect = get_dialect("duckdb")
-        if endpoint.in_memory:
-            if not trust_environment:
-                raise ProviderError("refused", "in-memory")
-            self.read_only = TRUSTED
-        else:
-            self.read_only = ENFORCED
+        # An in-memory database cannot be opened read-only: nothing guards it.
+        self.facts = LoginFacts(provider_enforced=not endpoint.in_memory,
+                                unguarded=endpoint.in_memory)
         config: dict[str, str | bool | int | float | list[str]] = {
             "enable_external_access": False,
             "autoinstall_known_extensions": False,
@@ -52,6 +49,8 @@ class DuckDBSession(TimedSession):
         except ProviderError:
             self._conn.close()
             raise
+        except duckdb.InterruptException:  # DuckDB turns Ctrl-C while opening into its own error
+            raise KeyboardInterrupt from None
         except Exception as error:
             raise ProviderError("connection-failed", type(error).__name__) from None
 
@@ -123,7 +122,7 @@ class SQLiteSession(TimedSession):
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.dialect = get_dialect("sqlite")
-        self.read_only = ENFORCED
+        self.facts = LoginFacts(provider_enforced=True)
         location = ":memory:" if endpoint.in_memory else quote(endpoint.database)
         try:
             self._conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True,

@@ -326,7 +326,9 @@ def test_ctrl_c_while_loading_a_contract_exits_130_without_a_traceback(written, 
 
 def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypatch, capsys):
     """A bug (simulated: the runner raises) ends with a short notice, not a traceback."""
-    from packata_sql import cli, runner
+    # commands is imported before runner.run is patched: importing it afterwards would bind the
+    # broken run, and monkeypatch would "restore" that for every later in-process check.
+    from packata_sql import cli, commands, runner  # noqa: F401
 
     def broken(*args, **kwargs):
         raise RuntimeError(f"secret {SENTINEL}")
@@ -342,3 +344,19 @@ def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypat
     assert code == 2
     assert "internal error (RuntimeError)" in captured.err
     assert SENTINEL not in captured.err + captured.out and "Traceback" not in captured.err
+
+
+def test_a_file_database_run_imports_no_url_library(engine, tmp_path):
+    """File URLs hold no credentials and are read by the standard library; SQLAlchemy (which
+    reads server URLs) would add about twice sqlglot's import time to every embedded run."""
+    db = people_db(engine, tmp_path)
+    contract = write_contract(tmp_path, "- {metric: nullValues, mustBeGreaterOrEqualTo: 0}")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "packata_sql", "check", str(contract),
+         "--url", f"{engine}:///{db}", "--format", "json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "packata_sql.endpoint" in imported
+    assert not {name for name in imported if name.split(".")[0] == "sqlalchemy"}

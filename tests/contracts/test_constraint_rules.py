@@ -92,7 +92,12 @@ def test_keys_definitions_and_order(tmp_path):
     assert {r.key: r.expectations for r in contract.rules}[f"{p}[id].required"] == zero
     assert {r.key: r.expectations for r in contract.rules}[f"{p}[id].logicalType"] == ()
     required = next(r for r in contract.rules if r.key == f"{p}[id].required")
-    assert (required.source_path, required.line) == ("schema[0].properties[1].required", 15)
+    # The rule points at the line that declares it.
+    assert (required.source_path, required.line) == ("schema[0].properties[1].required", 19)
+    pattern = next(r for r in contract.rules if r.key.endswith("[email].logicalTypeOptions.pattern"))
+    assert (pattern.source_path, pattern.line) == (
+        "schema[0].properties[2].logicalTypeOptions.pattern", 25)
+    assert next(r for r in contract.rules if r.key.endswith("primaryKey")).line == 13
     assert required.target.physical_object == "tbl_orders"
 
 
