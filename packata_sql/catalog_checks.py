@@ -14,6 +14,7 @@ from packata_sql.dialects import Dialect
 from packata_sql.drift import Classification, baseline_of, classify
 from packata_sql.facts import ColumnFact, logical_compatible, physical_matches
 from packata_sql.names import find_column
+from packata_sql.report import RuleResult, Status
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,16 @@ class Answer:
     #: Drift: the severity its classification gives (breaking: error, warning: warning).
     severity: Severity | None = None
     changes: tuple[dict[str, str | None], ...] = ()
+
+
+def catalog_result(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> RuleResult:
+    """The rule's result: a boolean measurement, passed when the schema holds; drift sets the
+    severity from its classification."""
+    found = answer(plan, facts, dialect)
+    rule = plan.rule
+    return RuleResult(rule.key, rule.source_path, rule.category, found.severity or rule.severity,
+                      Status.PASSED if found.holds else Status.FAILED, name=rule.name,
+                      value=found.holds, failed=found.failed, changes=found.changes)
 
 
 def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:

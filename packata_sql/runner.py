@@ -9,22 +9,14 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from packata_sql.catalog_checks import answer
-from packata_sql.compiler import (
-    NOT_EXECUTABLE_BY_DESIGN,
-    AnyPlan,
-    CatalogPlan,
-    Compiled,
-    Plan,
-    SqlPlan,
-    rebind,
-)
+from packata_sql.catalog_checks import catalog_result
+from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, AnyPlan, Compiled, Plan, SqlPlan, rebind
 from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import Scan, build_scan
+from packata_sql.planner import ObjectWork, Scan, build_scan, work_units
 from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
@@ -135,7 +127,7 @@ def run(
                 connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
-                for unit in _work(compiled.ordered):
+                for unit in work_units(compiled.ordered):
                     if isinstance(unit, SqlPlan):
                         _run_sql(state, session, unit)
                     else:
@@ -166,35 +158,7 @@ def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
     return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
-@dataclass
-class _Object:
-    """The plans of one object: catalog checks read its column facts, the rest one scan."""
-
-    segments: tuple[str, ...]
-    plans: list[Plan] = field(default_factory=list)
-    catalog: list[CatalogPlan] = field(default_factory=list)
-
-
-def _work(ordered: Sequence[AnyPlan]) -> list[_Object | SqlPlan]:
-    """Units of work in the order of their first plan: one per object, one per SQL rule."""
-    objects: dict[tuple[str, ...], _Object] = {}
-    work: list[_Object | SqlPlan] = []
-    for plan in ordered:
-        if isinstance(plan, SqlPlan):
-            work.append(plan)
-            continue
-        unit = objects.get(plan.object_segments)
-        if unit is None:
-            unit = objects[plan.object_segments] = _Object(plan.object_segments)
-            work.append(unit)
-        if isinstance(plan, CatalogPlan):
-            unit.catalog.append(plan)
-        else:
-            unit.plans.append(plan)
-    return work
-
-
-def _run_object(state: _Run, session: Session, unit: _Object) -> None:
+def _run_object(state: _Run, session: Session, unit: ObjectWork) -> None:
     if unit.catalog:
         _run_catalog(state, session, unit)
     # A catalog check that holds hands its rule on to the row measurement it carries.
@@ -206,7 +170,7 @@ def _run_object(state: _Run, session: Session, unit: _Object) -> None:
         _run_scan(state, session, unit.segments, [*unit.plans, *carried])
 
 
-def _run_catalog(state: _Run, session: Session, unit: _Object) -> None:
+def _run_catalog(state: _Run, session: Session, unit: ObjectWork) -> None:
     if state.remaining() <= 0:
         state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
         return
@@ -223,13 +187,7 @@ def _run_catalog(state: _Run, session: Session, unit: _Object) -> None:
         state.settle(unit.catalog, Status.INCONCLUSIVE, _limit_code(state))
         return
     for plan in unit.catalog:
-        found = answer(plan, facts, session.dialect)
-        status = Status.PASSED if found.holds else Status.FAILED
-        result = _result(plan.rule, status, value=found.holds, unit=None, failed=found.failed,
-                         changes=found.changes)
-        if found.severity is not None:
-            result = replace(result, severity=found.severity)
-        state.results[plan.rule.key] = result
+        state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
 
 
 def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],

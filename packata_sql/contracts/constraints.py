@@ -87,6 +87,9 @@ def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
         yield Constraint("required", column), "required"
     if prop.unique:
         yield Constraint("unique", column), "unique"
+    if prop.enum is not None:
+        yield Constraint("enum", column, (("enum", prop.enum),
+                                          ("logicalType", prop.logical_type))), "enum"
     options = dict(prop.options)
     for name, value in prop.options:
         if name in MODIFIERS and isinstance(value, bool):

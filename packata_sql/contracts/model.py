@@ -166,6 +166,8 @@ class SchemaProperty:
     line: int | None = None
     #: A physicalName was given: the column is that name exactly (no unquoted reading).
     exact: bool = False
+    #: ODCS 3.2 `enum`: the allowed values (None when not declared).
+    enum: tuple[object, ...] | None = None
     #: The line of each declaration (`required`, `logicalTypeOptions.maxLength`, …), when known.
     lines: tuple[tuple[str, int | None], ...] = ()
 

@@ -39,15 +39,33 @@ def schema_property(findings: list[Finding], line: Lines, prop: Mapping[str, Any
         tuple((str(k), freeze(v)) for k, v in options.items())
         if isinstance(options, dict) else (),
         where, line(yaml_path), bool(text(prop.get("physicalName"))),
+        _enum(findings, line, prop.get("enum"), where, yaml_path),
         _declaration_lines(line, prop, yaml_path),
     )
+
+
+def _enum(findings: list[Finding], line: Lines, raw: object, where: str,
+          yaml_path: YamlPath) -> tuple[object, ...] | None:
+    """ODCS 3.2 `enum: [{value: …, label: …}, …]` (a bare value is read as its `value`)."""
+    if raw is None:
+        return None
+    entries = raw if isinstance(raw, list) else None
+    values = [e.get("value") if isinstance(e, dict) else e for e in entries or []]
+    if entries is None or any(isinstance(e, dict) and "value" not in e for e in entries):
+        findings.append(Finding(
+            "invalid-constraint", "'enum' must be a list of entries with a 'value'; not checked",
+            where, line=line((*yaml_path, "enum")),
+        ))
+        return None
+    return tuple(freeze(v) for v in values)
 
 
 def _declaration_lines(line: Lines, prop: Mapping[str, Any],
                        yaml_path: YamlPath) -> tuple[tuple[str, int | None], ...]:
     """Where each constraint is written, so its rule and findings point at that line."""
     found = [(key, line((*yaml_path, key))) for key in
-             ("logicalType", "physicalType", "required", "unique", "primaryKey") if key in prop]
+             ("logicalType", "physicalType", "required", "unique", "primaryKey", "enum")
+             if key in prop]
     options = prop.get("logicalTypeOptions")
     if isinstance(options, dict):
         found += [(f"logicalTypeOptions.{key}", line((*yaml_path, "logicalTypeOptions", key)))
@@ -68,7 +86,7 @@ def flag(findings: list[Finding], line: Lines, prop: Mapping[str, Any], key: str
     return False
 
 
-_CONSTRAINT_KEYS = ("required", "unique", "primaryKey", "logicalTypeOptions")
+_CONSTRAINT_KEYS = ("required", "unique", "primaryKey", "logicalTypeOptions", "enum")
 
 
 def nested_constraints(findings: list[Finding], line: Lines, prop: Mapping[str, Any],

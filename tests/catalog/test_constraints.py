@@ -179,3 +179,16 @@ def test_portable_formats_pass_every_live_engines_pattern_guard(dialect):
     for pattern in PORTABLE_FORMATS.values():
         assert pattern_problem(pattern) is None
         assert engine_pattern_findings(pattern, get_dialect(dialect), Site("f")) == []
+
+
+def test_odcs_32_enum_counts_values_outside_the_list(engine, check):
+    contract = schema("      - name: n\n        logicalType: integer\n"
+                      "        enum: [{value: 1, label: one}, {value: 2}]\n"
+                      "      - name: s\n        enum: {value: 1}\n")
+    report = check(engine, contract, [("t", [("n", "int"), ("s", "text")],
+                                       [(1, "a"), (2, "a"), (3, "a"), (None, "a")])],
+                   categories=CONSTRAINTS)
+    assert outcome(report)["properties[n].enum"] == (Status.FAILED, 1)  # 3; NULL is not judged
+    assert "properties[s].enum" not in outcome(report)
+    assert [f.code for f in report.findings if f.code == "invalid-constraint"] == \
+        ["invalid-constraint"]

@@ -78,8 +78,9 @@ def test_readme_constraint_example_counts(tmp_path):
     assert values == {
         f"{p}[email].required": 1, f"{p}[email].unique": 1,
         f"{p}[email].logicalTypeOptions.maxLength": 1, f"{p}[email].logicalTypeOptions.format": 2,
-        f"{p}[amount].logicalTypeOptions.minimum": 1, f"{p}[amount].logicalTypeOptions.maximum": 1,
-        f"{p}[status].logicalTypeOptions.validValues": 1, "primaryKey": 2,
+        f"{p}[amount].logicalTypeOptions.minimum": 1,
+        f"{p}[amount].logicalTypeOptions.exclusiveMaximum": 1, f"{p}[status].enum": 1,
+        "primaryKey": 2,
     }
     assert done.returncode == 1
 
