@@ -10,8 +10,32 @@ from typing import NoReturn
 
 from packata_sql import __version__
 
+#: Kept here (not imported from dialects) so `--help` stays fast; a test pins them equal.
+DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "postgresql", "mysql", "mariadb", "sqlserver",
+                 "snowflake", "bigquery", "trino", "databricks")
+STDOUT_FORMATS = ("table", "json", "junit", "markdown", "github")
+
 EXIT_USAGE = 3
-EXIT_INTERNAL = 2  # the run is not complete
+EXIT_CLOSED_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
+EXIT_INTERNAL = 4  # a bug in packata-sql, distinct from 2 (a run that is not complete)
+
+EPILOG = """\
+examples:
+  packata-sql demo
+  packata-sql lint contract.yaml
+  packata-sql check contract.yaml --url duckdb:///warehouse.duckdb
+  packata-sql check contract.yaml --server prod --output junit=junit.xml --output markdown=summary.md
+  packata-sql compile contract.yaml --dialect postgres
+  packata-sql doctor contract.yaml --server prod
+
+exit codes:
+  0    pass, or warn (failures of severity warning only)
+  1    fail: a rule of severity error failed (or a warning, with --fail-on warning)
+  2    incomplete: some rule ended error, inconclusive or skipped, or nothing was executable
+  3    usage error: bad arguments, an unreadable or invalid contract
+  4    internal error in packata-sql (set PACKATA_SQL_DEBUG=1 for the traceback)
+  130  interrupted (Ctrl-C)
+"""
 
 
 class UsageError(Exception):
@@ -37,19 +61,28 @@ def _positive(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="packata-sql", description=(
         "Check data contracts against a warehouse with generated SQL, read-only."
-    ))
+    ), epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"packata-sql {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = commands.add_parser("check", help="run a contract's rules and report")
     check.add_argument("contract", help="ODCS v3 contract (YAML)")
     where = check.add_mutually_exclusive_group()
     where.add_argument("--url", help="database URL, e.g. duckdb:///warehouse.duckdb")
     where.add_argument("--server", help="name of a contract `servers` entry")
-    check.add_argument("--format", choices=("table", "json", "junit"), default="table")
-    check.add_argument("--output", help="write the report to this file instead of stdout")
-    check.add_argument("--select", action="extend", nargs="+", metavar="KEY",
-                       help="run only these rule keys")
+    check.add_argument("--format", choices=STDOUT_FORMATS,
+                       help="report on stdout: table (default), json, junit, markdown, or "
+                            "github (annotations; the default when GITHUB_ACTIONS=true)")
+    check.add_argument("--output", action="append", default=[], metavar="[KIND=]FILE",
+                       help="also write a report file; KIND is json, junit, markdown or html "
+                            "(repeat for several; a bare FILE takes --format)")
+    check.add_argument("--select", action="append", metavar="KEY",
+                       help="run only this rule key (repeat for several)")
+    check.add_argument("--progress", choices=("auto", "plain", "none"), default="auto",
+                       help="progress on stderr: live on a terminal, plain lines otherwise")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="print the engine's message and the SQL of each errored rule "
+                            "to stderr")
     check.add_argument("--timeout", type=_positive, default=300.0, metavar="S",
                        help="per-statement time limit in seconds (default 300)")
     check.add_argument("--budget", type=_positive, metavar="S",
@@ -70,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
     compile_.add_argument("contract")
-    compile_.add_argument("--dialect", required=True,
-                          help="duckdb, sqlite, postgres, mysql or sqlserver")
-    compile_.add_argument("--format", choices=("json",), default="json")
+    compile_.add_argument("--dialect", help="one of: " + ", ".join(DIALECT_NAMES)
+                          + " (default: the engine of the contract's first server)")
+    compile_.add_argument("--format", choices=("sql", "json"),
+                          help="sql (readable, the default on a terminal) or json")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
 
@@ -83,14 +117,36 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--server")
     doctor.add_argument("--trust-environment", action="store_true")
 
+    lint = commands.add_parser("lint", help="validate a contract without a database")
+    lint.add_argument("contract")
+    lint.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
-    demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
+    demo.add_argument("--format", choices=STDOUT_FORMATS, default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """The reader went away (`| head`): stop quietly, as `cat` does."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_CLOSED_PIPE
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "check":
             from packata_sql.commands import check
@@ -100,6 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "lint":
+            from packata_sql.lint import lint_command
+
+            return lint_command(args)
         if args.command == "doctor":
             from packata_sql.commands import doctor
 
@@ -110,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"packata-sql: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        raise
     except Exception as error:  # a bug: say so without the message, which may hold data
         if os.environ.get("PACKATA_SQL_DEBUG") == "1":
             raise

@@ -56,6 +56,12 @@ class RuleResult:
     #: Skipped because it is not executable by design (a text rule, a custom rule for
     #: another tool), not because something went wrong.
     descriptive: bool = False
+    #: Where the rule applies and what it measures, for labels: `object.column`, the metric
+    #: (None for SQL and text rules), its line in the contract, its expectations in words.
+    target: str | None = None
+    metric: str | None = None
+    line: int | None = None
+    expectation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,9 +79,21 @@ class Report:
     schema: str | None = None
     #: Descriptive rules were accepted unexecuted (`--accept-unexecutable` or the contract).
     accept_unexecutable: bool = False
+    #: Contract metadata and timing for report headers (JUnit properties, summary line).
+    contract_id: str | None = None
+    contract_version: str | None = None
+    started_at: str | None = None  # ISO 8601, UTC
+    elapsed_ms: int | None = None
+
+    @property
+    def executed(self) -> int:
+        """Rules that produced a measurement (passed or failed)."""
+        return sum(1 for r in self.results if r.status in (Status.PASSED, Status.FAILED))
 
     @property
     def complete(self) -> bool:
+        if not self.executed:  # a contract that checks nothing never passes
+            return False
         return all(r.status in (Status.PASSED, Status.FAILED) or self._accepted(r)
                    for r in self.results)
 

@@ -6,6 +6,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
@@ -13,7 +14,7 @@ from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPl
 from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
-from packata_sql.expectations import expects_boolean, verdict
+from packata_sql.expectations import describe, expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import Scan, build_scan, group_by_object
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
@@ -50,6 +51,22 @@ class RunOptions:
     parameters: dict[str, object] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
     accept_unexecutable: bool = False
+    #: Told when each object's scan or SQL rule starts and ends (progress on stderr).
+    progress: Callable[[Progress], None] | None = None
+    #: Told the engine's own message and the SQL of each errored statement (`--verbose`,
+    #: stderr only: neither ever reaches a report).
+    on_error: Callable[[str, str, str | None], None] | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
+    `done` (rules = how many the step settled)."""
+
+    step: str
+    label: str = ""
+    rules: int = 0
+    total: int = 0
 
 
 def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
@@ -58,8 +75,13 @@ def diagnostic(code: str, provider_code: str | None = None, detail: str | None =
 
 
 def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
+    target = rule.target
+    where = ".".join((target.object_name, *target.property_path))
+    metric = getattr(rule.definition, "metric", None)
+    expectation = " and ".join(describe(e) for e in rule.expectations) or None
     return RuleResult(rule.key, rule.source_path, rule.category, rule.severity, status,
-                      name=rule.name, **fields)
+                      name=rule.name, target=where, metric=metric, line=rule.line,
+                      expectation=expectation, **fields)
 
 
 @dataclass
@@ -82,6 +104,20 @@ class _Run:
     def budget_bound(self) -> bool:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
+    def notify(self, step: str, label: str = "", rules: int = 0, total: int = 0) -> None:
+        if self.options.progress is not None:
+            self.options.progress(Progress(step, label, rules, total))
+
+    def engine_error(self, error: Exception, plans: Sequence[Plan | SqlPlan], sql: str | None) -> None:
+        """Hands the engine's own message (the exception the session translated) to
+        `--verbose`; it never reaches a result."""
+        if self.options.on_error is None:
+            return
+        cause = error.__cause__ or error.__context__
+        message = f"{type(cause).__name__}: {cause}" if cause is not None else str(error)
+        for plan in plans:
+            self.options.on_error(plan.rule.key, message, sql)
+
     def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None) -> None:
         for plan in plans:
@@ -100,6 +136,7 @@ def run(
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
     state = _Run(options, clock, clock(), prefix=endpoint.schema)
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = _result(
@@ -119,12 +156,18 @@ def run(
                 read_only = session.read_only
             except ProviderError as error:
                 connection_problem = str(error)
+                state.engine_error(error, [], None)
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
+                state.notify("started", total=compiled.executable)
                 for segments, plans in group_by_object(compiled.plans):
+                    state.notify("scan", ".".join(segments), len(plans))
                     _run_object(state, session, segments, plans)
+                    state.notify("done", ".".join(segments), len(plans))
                 for sql_plan in compiled.sql_plans:
+                    state.notify("sql", sql_plan.rule.key, 1)
                     _run_sql(state, session, sql_plan)
+                    state.notify("done", sql_plan.rule.key, 1)
     except KeyboardInterrupt:
         interrupted = True
         if session is not None:
@@ -141,7 +184,9 @@ def run(
                   (*compiled.findings, *state.notes),
                   interrupted, settings, connection_problem,
                   schema=session.schema if session is not None else None,
-                  accept_unexecutable=accept)
+                  accept_unexecutable=accept, contract_id=contract.id,
+                  contract_version=contract.version, started_at=started_at,
+                  elapsed_ms=int((clock() - state.started) * 1000))
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
@@ -154,6 +199,7 @@ def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
         segments, columns = _probe(state, session, segments, exact, plans[0].rule)
     except ProviderError as error:
         hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        state.engine_error(error, plans, None)
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
     except Interrupted:
@@ -189,6 +235,7 @@ def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Fami
         return
     except ProviderError as error:
         if len(scan.plans) == 1:
+            state.engine_error(error, scan.plans, scan.sql)
             state.settle(scan.plans, Status.ERROR, error.category, error.code)
             return
         for plan in scan.plans:  # one bad rule must not take the others down
@@ -228,12 +275,13 @@ def _probe(state: _Run, session: Session, segments: tuple[str, ...], exact: bool
         return other, columns
 
 
-def _object_hint(session: Session, segments: tuple[str, ...]) -> str | None:
+def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
     try:
         visible = session.objects(segments[-2] if len(segments) > 1 else None)
     except (ProviderError, Interrupted):
-        return None
-    return closest_hint("object", segments[-1], visible)
+        visible = []
+    return closest_hint("object", ".".join(segments), visible) if not visible else \
+        closest_hint("object", segments[-1], visible)
 
 
 def _plan_columns(state: _Run, session: Session, columns: dict[str, Family],
@@ -306,6 +354,7 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         if again is not None:
             _run_sql(state, session, again)
             return
+        state.engine_error(error, [plan], plan.sql)
         state.settle([plan], Status.ERROR, error.category, error.code)
         return
     elapsed = int((state.clock() - started) * 1000)

@@ -131,8 +131,12 @@ class MetricHandler:
             findings.append(site.finding("wrong-scope", f"'{self.name}' cannot be declared on {scope}"))
         for key, _ in library.arguments:
             if key not in self.arguments:
+                from packata_sql.names import closest
+
+                match = closest(key, self.arguments)
+                hint = f"; did you mean '{match}'?" if match else ""
                 findings.append(site.finding(
-                    "unknown-argument", f"'{self.name}' takes no argument '{key}'"
+                    "unknown-argument", f"'{self.name}' takes no argument '{key}'{hint}"
                 ))
         if rule.unit not in UNITS:
             findings.append(site.finding("unknown-unit", "'unit' must be 'rows' or 'percent'"))

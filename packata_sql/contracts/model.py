@@ -158,6 +158,9 @@ class Contract:
     #: The contract accepts its rules that are not executable by design (text, custom for
     #: other engines) as skipped without keeping the run incomplete (custom property).
     accept_unexecutable: bool = False
+    #: The contract's own `id` and `version` (for report metadata), when it gives them.
+    id: str | None = None
+    version: str | None = None
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

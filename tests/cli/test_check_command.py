@@ -266,7 +266,7 @@ def test_ctrl_c_ends_with_partial_report_and_exit_130(tmp_path):
     assert "Traceback" not in err
 
 
-def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypatch, capsys):
+def test_internal_errors_exit_4_without_traceback_or_message(tmp_path, monkeypatch, capsys):
     """A bug (simulated: the runner raises) ends with a short notice, not a traceback."""
     from packata_sql import cli, runner
 
@@ -279,6 +279,6 @@ def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypat
     contract = write_contract(tmp_path, "- {metric: nullValues, mustBe: 1}")
     code = cli.main(["check", str(contract), "--url", f"duckdb:///{db}"])
     captured = capsys.readouterr()
-    assert code == 2
+    assert code == 4  # distinct from 2, a run that is not complete
     assert "internal error (RuntimeError)" in captured.err
     assert SENTINEL not in captured.err + captured.out and "Traceback" not in captured.err
