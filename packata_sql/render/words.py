@@ -56,7 +56,8 @@ def expected_text(result: RuleResult) -> str:
 
 def why_text(result: RuleResult) -> str:
     if result.status is Status.FAILED:
-        return "expected " + " and ".join(result.failed)
+        return "expected " + " and ".join(result.failed) + (
+            " %" if result.unit == "percent" else "")
     if result.diagnostic is not None:
         return f"{result.diagnostic.code}: {result.diagnostic.message}"
     return ""

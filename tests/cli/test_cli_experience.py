@@ -130,7 +130,7 @@ def test_misspellings_stop_check_before_connecting(shop, typo, fix, line):
 
 
 def test_an_unknown_argument_suggests_the_right_one(shop):
-    contract, url = shop
+    contract, _ = shop
     contract.write_text(contract.read_text().replace(
         "metric: duplicateValues\n", "metric: invalidValues\n            arguments: "
         "{validValue: [ann]}\n"))
