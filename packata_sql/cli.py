@@ -27,6 +27,7 @@ examples:
   packata-sql check contract.yaml --server prod --output junit=junit.xml --output markdown=summary.md
   packata-sql compile contract.yaml --dialect postgres
   packata-sql doctor contract.yaml --server prod
+  packata-sql init --url duckdb:///warehouse.duckdb --object orders -o orders.yaml
 
 exit codes:
   0    pass, or warn (failures of severity warning only)
@@ -121,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("contract")
     lint.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
 
+    init = commands.add_parser("init", help="write a starter contract from a table's columns")
+    init.add_argument("--url", required=True, help="database URL (the password is not written)")
+    init.add_argument("--object", required=True, metavar="TABLE", help="the table or view")
+    init.add_argument("--output", "-o", metavar="FILE", help="write here (default: stdout)")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=STDOUT_FORMATS, default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -160,6 +166,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from packata_sql.lint import lint_command
 
             return lint_command(args)
+        if args.command == "init":
+            from packata_sql.init_contract import init_command
+
+            return init_command(args)
         if args.command == "doctor":
             from packata_sql.commands import doctor
 

@@ -184,7 +184,10 @@ def doctor(args: argparse.Namespace) -> int:
         endpoint = resolve_endpoint(_NO_CONTRACT, args.url, None, args.trust_environment)
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
+    from packata_sql.doctor import login_lines, presence_lines
+
     print(f"target: {endpoint.describe()}")
+    print("\n".join(login_lines(endpoint, from_url=bool(args.url))))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:
@@ -202,6 +205,8 @@ def doctor(args: argparse.Namespace) -> int:
             print("authored SQL rules: refused (read-only-not-guaranteed); the login can "
                   f"escape a read-only transaction through: {', '.join(reasons)}")
             print("  use a SELECT-only login, or pass --trust-environment to accept the risk")
+        if args.contract:
+            print("\n".join(presence_lines(session, contract, endpoint.schema)))
     finally:
         session.close()
     return 0
