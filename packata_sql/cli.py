@@ -59,6 +59,12 @@ def _positive(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError("must be a whole number from 0 to 1000")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="packata-sql", description=(
         "Check data contracts against a warehouse with generated SQL, read-only."
@@ -81,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run only this rule key (repeat for several)")
     check.add_argument("--progress", choices=("auto", "plain", "none"), default="auto",
                        help="progress on stderr: live on a terminal, plain lines otherwise")
+    check.add_argument("--samples", type=_count, default=0, metavar="N",
+                       help="print up to N offending values of each failed rule on stderr "
+                            "(never into reports or --output files)")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="print the engine's message and the SQL of each errored rule "
                             "to stderr")

@@ -78,8 +78,15 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         accept_unexecutable=getattr(args, "accept_unexecutable", False),
         progress=getattr(args, "progress_observer", None),
         on_error=getattr(args, "error_observer", None),
+        samples=getattr(args, "samples", 0),
+        on_samples=_print_samples if getattr(args, "samples", 0) else None,
     )
     return run(contract, compiled, endpoint, options)
+
+
+def _print_samples(key: str, values: str) -> None:
+    """`--samples`: the terminal only (stderr), never stdout or a report file."""
+    print(f"packata-sql: samples of {key}: {values or '(none)'}", file=sys.stderr)
 
 
 def _parameters(raw: list[str]) -> list[tuple[str, object]]:

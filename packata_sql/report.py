@@ -62,6 +62,8 @@ class RuleResult:
     metric: str | None = None
     line: int | None = None
     expectation: str | None = None
+    #: For a failed library rule: a query listing its offending keys (LIMIT 20), to run by hand.
+    inspect_sql: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,14 @@ from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import describe, expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.planner import (
+    Scan,
+    build_scan,
+    group_by_object,
+    inspect_query,
+    inspect_sql,
+    sample_sql,
+)
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
@@ -56,6 +63,10 @@ class RunOptions:
     #: Told the engine's own message and the SQL of each errored statement (`--verbose`,
     #: stderr only: neither ever reaches a report).
     on_error: Callable[[str, str, str | None], None] | None = None
+    #: `--samples N`: up to N offending rows of each failed library rule, handed as text to
+    #: `on_samples` (the terminal), never to a result.
+    samples: int = 0
+    on_samples: Callable[[str, str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -244,10 +255,31 @@ def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Fami
         return
     elapsed = int((state.clock() - started) * 1000)
     for index, plan in enumerate(scan.plans):
-        state.results[plan.rule.key] = _evaluate(
+        result = _evaluate(
             plan, row[index + 1], row[0], elapsed, fused=len(scan.plans) > 1,
             sql=scan.sql if state.options.show_sql else None,
         )
+        if result.status is Status.FAILED:
+            result = _triage(state, session, scan.object_segments, plan, families, result)
+        state.results[plan.rule.key] = result
+
+
+def _triage(state: _Run, session: Session, segments: tuple[str, ...], plan: Plan,
+            families: dict[str, Family], result: RuleResult) -> RuleResult:
+    """A failed rule gets the query that lists its offending keys; with `--samples`, a few
+    of them go to the terminal through `on_samples`, never into the result."""
+    query = inspect_query(segments, plan, session.dialect, dict(families))
+    if query is None:
+        return result
+    options = state.options
+    if options.samples > 0 and options.on_samples is not None and state.remaining() > 0:
+        try:
+            row = session.fetch_row(sample_sql(query, session.dialect, options.samples),
+                                    state.remaining())
+            options.on_samples(plan.rule.key, "" if row[0] is None else str(row[0]))
+        except (ProviderError, Interrupted) as error:
+            state.engine_error(error, [plan], None)
+    return dataclasses.replace(result, inspect_sql=inspect_sql(query, session.dialect))
 
 
 def _limit_code(state: _Run) -> str:

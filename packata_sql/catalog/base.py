@@ -158,6 +158,20 @@ class MetricHandler:
         """Physical columns the count reads; each must exist before anything runs."""
         return (rule.target.physical_property,) if rule.target.physical_property else ()
 
+    def offending(self, rule: Rule, library: Library, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        """The predicate a row the count counts satisfies (None: no single row is to blame)."""
+        return None
+
+    def inspect(self, rule: Rule, library: Library, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """A query listing the offending keys, for failure triage; never run by a check."""
+        predicate = self.offending(rule, library, context, columns)
+        if predicate is None:
+            return None
+        selected: list[exp.Expr] = [context.column(c) for c in columns] or [exp.Star()]
+        return exp.select(*selected).from_(context.table.copy()).where(predicate)
+
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         raise NotImplementedError

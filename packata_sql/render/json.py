@@ -68,6 +68,8 @@ def _rule(result: RuleResult) -> dict[str, Any]:
     }
     if result.sql is not None:
         document["sql"] = result.sql
+    if result.inspect_sql is not None:
+        document["inspect_sql"] = result.inspect_sql
     return document
 
 

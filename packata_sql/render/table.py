@@ -61,6 +61,8 @@ def _rule_cell(result: RuleResult) -> Text:
         text.append(f"\n{result.key}", style="dim")
     if result.status is not Status.FAILED and result.diagnostic is not None:
         text.append(f"\n{why_text(result)}", style=_STYLES[result.status])
+    if result.inspect_sql:
+        text.append(f"\ninspect: {result.inspect_sql}", style="dim")
     if result.sql:
         text.append(f"\n{result.sql}", style="cyan")
     return text

@@ -75,12 +75,14 @@ def counts(report: Report) -> str:
 
 def nothing_executed(report: Report) -> str | None:
     """Why a run that measured nothing is incomplete, or None when something was measured."""
-    if report.executed or report.interrupted:
+    if report.interrupted:
         return None
     if not report.results:
         return "the contract declares no quality rule, so nothing was checked"
-    return ("no rule could be executed, so nothing was checked (see each rule's reason); "
-            "a contract that checks nothing never passes")
+    if all(r.status is Status.SKIPPED for r in report.results):
+        return ("no rule could be executed, so nothing was checked (see each rule's reason); "
+                "a contract that checks nothing never passes")
+    return None
 
 
 def headline(report: Report) -> str:

@@ -320,3 +320,50 @@ def test_compile_is_readable_sql_in_the_servers_dialect(tmp_path):
     assert re.search(r"^SELECT\n\s+COUNT\(\*\)", done.stdout, re.M)  # one clause per line
     alias = packata("compile", str(contract), "--dialect", "postgresql")  # json off a TTY
     assert json.loads(alias.stdout)["dialect"] == "postgres"
+
+
+# --- failure triage --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite"])
+def test_failed_rules_carry_an_inspect_query_that_lists_the_offenders(tmp_path, engine):
+    import sqlite3
+
+    database = tmp_path / f"t.{engine}"
+    connection = duckdb.connect(str(database)) if engine == "duckdb" else sqlite3.connect(database)
+    connection.execute("CREATE TABLE people (name TEXT, email TEXT)")
+    connection.execute("INSERT INTO people VALUES ('ann', 'a@x'), ('bob', NULL), ('bob', 'SECRET_ROW')")
+    if engine == "sqlite":
+        connection.commit()
+    connection.close()
+    contract = tmp_path / "c.yaml"
+    contract.write_text(HEAD + textwrap.dedent("""\
+        schema:
+          - name: people
+            properties:
+              - name: name
+                quality:
+                  - {metric: duplicateValues, mustBe: 0}
+              - name: email
+                quality:
+                  - {metric: nullValues, mustBe: 0}
+                  - {metric: invalidValues, arguments: {validValues: [a@x]}, mustBe: 0}
+                  - {metric: nullValues, mustBeLessThan: 5}
+        """), encoding="utf-8")
+    report_file = tmp_path / "r.json"
+    done = packata("check", str(contract), "--url", f"{engine}:///{database}", "--format", "json",
+                   "--output", f"json={report_file}", "--samples", "5")
+    rules = json.loads(done.stdout)["rules"]
+    assert "inspect_sql" not in rules[3]  # passed: nothing to inspect
+    queries = [rule["inspect_sql"] for rule in rules[:3]]
+    assert all(q.endswith("LIMIT 20") for q in queries)
+    connection = duckdb.connect(str(database), read_only=True) if engine == "duckdb" \
+        else sqlite3.connect(database)
+    found = [sorted(connection.execute(q).fetchall(), key=str) for q in queries]
+    connection.close()
+    assert found == [[("bob", 2)], [(None,)], [("SECRET_ROW",), (None,)]]
+    # --samples shows the offending values on the terminal (stderr) only.
+    assert "samples of schema[people].properties[email].quality[1]:" in done.stderr
+    assert "'SECRET_ROW'" in done.stderr
+    assert "SECRET_ROW" not in done.stdout and "SECRET_ROW" not in report_file.read_text()
+    quiet = packata("check", str(contract), "--url", f"{engine}:///{database}", "--format", "json")
+    assert "SECRET_ROW" not in quiet.stderr + quiet.stdout
