@@ -367,3 +367,31 @@ def test_failed_rules_carry_an_inspect_query_that_lists_the_offenders(tmp_path, 
     assert "SECRET_ROW" not in done.stdout and "SECRET_ROW" not in report_file.read_text()
     quiet = packata("check", str(contract), "--url", f"{engine}:///{database}", "--format", "json")
     assert "SECRET_ROW" not in quiet.stderr + quiet.stdout
+
+
+def test_live_progress_on_a_terminal_stays_off_stdout(shop):
+    """stderr a terminal (a pty), not CI: the transient rich display draws there, and stdout
+    is the same report as without progress."""
+    import pty
+
+    contract, url = shop
+    leader, follower = pty.openpty()
+    environment = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "packata_sql", "check", str(contract), "--url", url, "--format",
+         "json"], stdout=subprocess.PIPE, stderr=follower, text=True, env=environment)
+    os.close(follower)
+    out, _ = process.communicate(timeout=120)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the pty is closed once the program has ended
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(leader)
+    assert b"\x1b[" in drawn and b"scanning" not in drawn  # rich's display, not plain lines
+    none = packata("check", str(contract), "--url", url, "--format", "json", "--progress", "none")
+    assert _untimed(out) == _untimed(none.stdout)
