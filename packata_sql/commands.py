@@ -103,7 +103,7 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
 
 
 def check(args: argparse.Namespace) -> int:
-    from packata_sql.lint import lint_problems
+    from packata_sql.lint import lint_problems, schema_notice
     from packata_sql.outputs import check_writable, parse_outputs, stdout_format
     from packata_sql.progress import start
 
@@ -111,6 +111,9 @@ def check(args: argparse.Namespace) -> int:
     outputs = parse_outputs(args.output, fmt)
     contract = load_contract(args.contract, args.odcs_between)
     lint_problems(args.contract, contract, fail_hard=True)
+    notice = schema_notice(args.contract)
+    if notice:
+        print(f"packata-sql: {notice}", file=sys.stderr)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
     check_writable(outputs)
     observer, close = start(args.progress)

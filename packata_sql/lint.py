@@ -90,6 +90,22 @@ def lint_problems(path: str, contract: Contract, *, fail_hard: bool = False) -> 
     return problems
 
 
+def schema_notice(path: str) -> str | None:
+    """For `check`: one line saying the contract breaks the official schema, if it does (the
+    run goes on: packata-sql reads many contracts the schema is stricter about)."""
+    try:
+        problems = schema_problems(load_yaml_file(path))
+    except SourceError:
+        return None
+    if not problems:
+        return None
+    first = problems[0]
+    where = f"{path}:{first.line}" if first.line else path
+    more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+    return (f"lint: {where}: {first.message}{more}; `packata-sql lint {path}` lists them "
+            "(the check goes on)")
+
+
 def _format(path: str, problem: Problem) -> str:
     where = f"{path}:{problem.line}" if problem.line else path
     return f"{where}: {problem.level} {problem.code} at {problem.where}: {problem.message}"

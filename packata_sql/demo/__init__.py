@@ -84,6 +84,18 @@ def user_contract(database: Path) -> Path:
     return copy
 
 
+def program() -> str:
+    """How to call packata-sql in a command the user copies: the bare name when it is on PATH,
+    else the script beside this Python (`.venv/bin/packata-sql` after `make demo`)."""
+    import shutil
+
+    beside = Path(sys.executable).parent / "packata-sql"
+    on_path = shutil.which("packata-sql")
+    if on_path and (not beside.exists() or Path(on_path).resolve() == beside.resolve()):
+        return "packata-sql"
+    return shlex.quote(str(beside)) if beside.exists() else f"{shlex.quote(sys.executable)} -m packata_sql"
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from packata_sql.commands import check_report, emit, load_contract
     from packata_sql.endpoint import Endpoint
@@ -104,7 +116,7 @@ def run_demo(args: argparse.Namespace) -> int:
             "(severity error),\nunknown country codes fail as a warning, and the text rule is "
             "skipped because text rules are not executable.\n"
             "That is why packata-sql exits 1 here: failures of severity error.\n\n"
-            f"Next, check the same contract yourself:\n  packata-sql check {shlex.quote(str(copy))}\n"
-            f"or see its SQL:\n  packata-sql compile {shlex.quote(str(copy))} --format sql",
+            f"Next, check the same contract yourself:\n  {program()} check {shlex.quote(str(copy))}\n"
+            f"or see its SQL:\n  {program()} compile {shlex.quote(str(copy))} --format sql",
         )
     return report.exit_code()

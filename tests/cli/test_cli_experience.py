@@ -277,6 +277,15 @@ def test_lint_checks_the_official_schema_with_lines(shop):
                      done.stdout)
 
 
+def test_check_runs_lint_first_and_goes_on(shop):
+    contract, url = shop
+    contract.write_text(contract.read_text().replace("status: active", "status: [active]"))
+    done = packata("check", str(contract), "--url", url, "--format", "json", "--progress", "none")
+    assert done.returncode == 1  # the run itself goes on
+    assert f"lint: {contract}:5: ODCS 3.1.0 schema:" in done.stderr
+    assert "(the check goes on)" in done.stderr
+
+
 def test_lint_passes_a_clean_contract(shop):
     contract, _ = shop
     done = packata("lint", str(contract))
