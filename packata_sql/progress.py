@@ -6,9 +6,19 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TextIO
 
-from packata_sql.runner import Progress
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
+    `done` (rules = how many the step settled)."""
+
+    step: str
+    label: str = ""
+    rules: int = 0
+    total: int = 0
 
 
 def choose(mode: str, stream: TextIO = sys.stderr) -> str:

@@ -16,14 +16,8 @@ from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import describe, expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import (
-    Scan,
-    build_scan,
-    group_by_object,
-    inspect_query,
-    inspect_sql,
-    sample_sql,
-)
+from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.progress import Progress
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
@@ -67,17 +61,6 @@ class RunOptions:
     #: `on_samples` (the terminal), never to a result.
     samples: int = 0
     on_samples: Callable[[str, str], None] | None = None
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
-    `done` (rules = how many the step settled)."""
-
-    step: str
-    label: str = ""
-    rules: int = 0
-    total: int = 0
 
 
 def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
@@ -260,26 +243,11 @@ def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Fami
             sql=scan.sql if state.options.show_sql else None,
         )
         if result.status is Status.FAILED:
-            result = _triage(state, session, scan.object_segments, plan, families, result)
+            from packata_sql.triage import triage
+
+            result = triage(session, scan.object_segments, plan, families, result,
+                            state.options, state.remaining, state.engine_error)
         state.results[plan.rule.key] = result
-
-
-def _triage(state: _Run, session: Session, segments: tuple[str, ...], plan: Plan,
-            families: dict[str, Family], result: RuleResult) -> RuleResult:
-    """A failed rule gets the query that lists its offending keys; with `--samples`, a few
-    of them go to the terminal through `on_samples`, never into the result."""
-    query = inspect_query(segments, plan, session.dialect, dict(families))
-    if query is None:
-        return result
-    options = state.options
-    if options.samples > 0 and options.on_samples is not None and state.remaining() > 0:
-        try:
-            row = session.fetch_row(sample_sql(query, session.dialect, options.samples),
-                                    state.remaining())
-            options.on_samples(plan.rule.key, "" if row[0] is None else str(row[0]))
-        except (ProviderError, Interrupted) as error:
-            state.engine_error(error, [plan], None)
-    return dataclasses.replace(result, inspect_sql=inspect_sql(query, session.dialect))
 
 
 def _limit_code(state: _Run) -> str:
