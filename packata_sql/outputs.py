@@ -41,7 +41,8 @@ def parse_outputs(raw: list[str], bare_kind: str) -> list[Output]:
         elif separator and kind and os.sep not in kind and "." not in kind:
             close = difflib.get_close_matches(kind, FILE_KINDS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise UsageError(f"--output: unknown report kind '{kind}'{hint}; use one of "
+            # The value itself is not echoed: arguments can hold secrets.
+            raise UsageError(f"--output: unknown report kind before '='{hint}; use one of "
                              f"{', '.join(FILE_KINDS)} as KIND=FILE")
         else:
             outputs.append(Output(bare_kind, Path(text), bare=True))
