@@ -198,7 +198,8 @@ def test_a_server_that_never_answers_is_a_timeout(tmp_path):
     listener.listen(1)  # accepts the TCP handshake, never speaks
     try:
         port = listener.getsockname()[1]
-        code, stderr = _connection_code(f"postgresql://x@127.0.0.1:{port}/db", tmp_path)
+        for scheme in ("postgresql", "mysql"):
+            code, stderr = _connection_code(f"{scheme}://x@127.0.0.1:{port}/db", tmp_path)
+            assert code == "connection-timeout" and "did not answer in time" in stderr, scheme
     finally:
         listener.close()
-    assert code == "connection-timeout" and "did not answer in time" in stderr

@@ -72,7 +72,7 @@ _CONNECTION_TEXTS = (
     ("name or service not known", "host-not-found"),
     ("nodename nor servname", "host-not-found"),
     ("unknown mysql server host", "host-not-found"),
-    ("timed out", "connection-timeout"),
+    ("timed out", "connection-timeout"),  # 2013 during the handshake: no greeting in time
 )
 
 class MySQLSession(TimedSession):
@@ -96,15 +96,21 @@ class MySQLSession(TimedSession):
     def _open(self) -> Any:
         endpoint = self._endpoint
         try:
-            return self._pymysql.connect(
+            # PyMySQL's connect_timeout covers the TCP connect only; a server that accepts
+            # and never greets would hang the handshake, so reads are bounded until logged in.
+            connection = self._pymysql.connect(
                 host=endpoint.host, port=endpoint.port or 3306, user=endpoint.user or "",
                 password=endpoint.password or "", database=endpoint.database or None,
-                connect_timeout=CONNECT_TIMEOUT_S, autocommit=False, charset="utf8mb4",
-                client_flag=0, local_infile=False,
+                connect_timeout=CONNECT_TIMEOUT_S, read_timeout=CONNECT_TIMEOUT_S,
+                autocommit=False, charset="utf8mb4", client_flag=0, local_infile=False,
                 cursorclass=self._pymysql.cursors.SSCursor,
             )
         except self._pymysql.Error as error:
             raise self._connection_error(error) from None
+        # Statements then read without a socket limit: their time limit is KILL QUERY from
+        # the control connection (PyMySQL applies `_read_timeout` before each packet read).
+        setattr(connection, "_read_timeout", None)  # noqa: B010 (no public setter)
+        return connection
 
     def _connect(self) -> None:
         self._conn = self._open()
@@ -146,7 +152,7 @@ class MySQLSession(TimedSession):
             return ProviderError("unknown-database", str(code))
         text = str(error).lower()
         for needle, category in _CONNECTION_TEXTS:
-            if code in (2003, 2005) and needle in text:
+            if code in (2003, 2005, 2013) and needle in text:
                 return ProviderError(category, str(code))
         return ProviderError("connection-failed", str(code) if code else None)
 
