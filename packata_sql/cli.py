@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"packata-sql {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    check = commands.add_parser("check", help="run a contract's rules and report")
+    check = commands.add_parser("check", help="run a contract's rules and report", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("contract", help="ODCS v3 contract (YAML)")
     where = check.add_mutually_exclusive_group()
     where.add_argument("--url", help="database URL, e.g. duckdb:///warehouse.duckdb")
