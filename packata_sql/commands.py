@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from packata_sql.cli import UsageError
-from packata_sql.compiler import compile_contract
+from packata_sql.compiler import Compiled, compile_contract
 from packata_sql.contracts.model import Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
@@ -38,6 +39,10 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
         raise UsageError(str(error)) from None
     if url and not endpoint.schema:
         endpoint = _server_schema(contract, endpoint)
+    if endpoint.password_source == "url" and endpoint.password:
+        print("packata-sql: warning: the database URL holds a password, which shell history "
+              "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
+              "(the password is not shown)", file=sys.stderr)
     if endpoint.engine == "duckdb" and endpoint.in_memory and not trust_environment:
         raise UsageError(
             "an in-memory DuckDB database cannot be opened read-only; point --url at a "
@@ -49,19 +54,18 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
 def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:
     """A --url without a schema keeps the schema of the contract's server for the same
     engine, so pointing at another host does not silently change which tables are read."""
-    import dataclasses
-
     for candidate in contract.servers:
         try:
             declared = from_server(contract, candidate.name)
         except EndpointError:
             continue
         if declared.engine == endpoint.engine and declared.schema:
-            return dataclasses.replace(endpoint, schema=declared.schema)
+            return replace(endpoint, schema=declared.schema)
     return endpoint
 
 
-def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint) -> Report:
+def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint,
+                 compiler: Callable[..., Compiled] = compile_contract) -> Report:
     selected = args.select
     if selected:
         known = {rule.key for rule in contract.rules}
@@ -69,8 +73,8 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         if unknown:
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
     parameters = dict(_parameters(getattr(args, "param", [])))
-    compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                select=selected, parameters=parameters)
+    compiled = compiler(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                        select=selected, parameters=parameters)
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
@@ -121,7 +125,13 @@ def check(args: argparse.Namespace) -> int:
     if args.verbose:
         args.error_observer = _verbose_printer(endpoint)
     try:
-        report = check_report(args, contract, endpoint)
+        if getattr(args, "dbt_project", None):  # only the models dbt built in its last run
+            from packata_sql.dbt.manifest import dbt_compiler
+
+            report = check_report(args, contract, endpoint,
+                                  dbt_compiler(args.dbt_project, endpoint))
+        else:
+            report = check_report(args, contract, endpoint)
     finally:
         close()
     fail_on_warning = args.fail_on == "warning"
@@ -198,23 +208,27 @@ def doctor(args: argparse.Namespace) -> int:
 
     print(f"target: {endpoint.describe()}")
     print("\n".join(login_lines(endpoint, from_url=bool(args.url))))
+    endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:
         print(f"connection: failed ({error.category}): {error}")
         return 2
     try:
-        allowed = getattr(session, "authored_allowed", True)
-        reasons = getattr(session, "risks", None) or getattr(session, "privileges", None) or []
+        decision = session.decision  # the same decision a run would report
         print("connection: ok")
-        print(f"read-only level: {session.read_only}")
+        print(f"read-only level: {decision.level}")
         print("library rules: run inside the engine's read-only mode")
-        if allowed:
+        if decision.routes:
+            print("routes out of read-only mode (names only):")
+            for route in decision.routes:
+                print(f"  - {route}")
+        if decision.authored_sql:
             print("authored SQL rules: allowed")
         else:
-            print("authored SQL rules: refused (read-only-not-guaranteed); the login can "
-                  f"escape a read-only transaction through: {', '.join(reasons)}")
-            print("  use a SELECT-only login, or pass --trust-environment to accept the risk")
+            print("authored SQL rules: refused (read-only-not-guaranteed)")
+            print("  use a login without these routes, or pass --trust-environment to accept "
+                  "the risk")
         if args.contract:
             print("\n".join(presence_lines(session, contract, endpoint.schema)))
     finally:

@@ -24,12 +24,17 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
     user_variable, password_variable = credential_variables(endpoint.server or "")
     if from_url:
         origin = "the --url" if endpoint.user else _DRIVER_DEFAULTS[endpoint.engine]
-        password = "from the --url" if endpoint.password else "none given"
     else:
         origin = (f"the environment variable {user_variable}" if os.environ.get(user_variable)
                   else f"{_DRIVER_DEFAULTS[endpoint.engine]} ({user_variable} is not set)")
-        password = (f"from {password_variable}" if os.environ.get(password_variable)
-                    else f"none ({password_variable} is not set)")
+    source = endpoint.password_source
+    if source == "url":
+        password = "from the --url"
+    elif source:
+        password = f"from {source}"
+    else:
+        password = ("none given; the driver may find one (PGPASSWORD, ~/.pgpass, ~/.my.cnf)"
+                    if from_url else f"none ({password_variable} is not set)")
     who = endpoint.user or "(driver default)"
     return [f"login: {who}, from {origin}", f"password: {password}"]
 

@@ -109,7 +109,12 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
         (outcome, f"bold {OUTCOME_COLOURS[report.outcome]}"),
         f" · {rest}{_descriptive(report)}"
         f" · read-only: {report.read_only or 'not connected'}"
-        f" · target: {report.target}" + (" · interrupted" if report.interrupted else "")
+        + (f" · authored SQL: {report.authored_sql}" if report.authored_sql else "")
+        + f" · target: {report.target}" + (" · interrupted" if report.interrupted else "")
         + (f" · {duration(report)}" if report.elapsed_ms is not None else ""),
     ))
+    if report.routes:
+        console.print(Text.assemble(("routes", "yellow"),
+                                    " the login can escape read-only through: ",
+                                    ", ".join(report.routes)))
     return buffer.getvalue()
