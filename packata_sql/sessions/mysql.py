@@ -36,6 +36,9 @@ _MISSING = {1146, 1049, 1051}
 _DENIED = {1142, 1143, 1227, 1044, 1045, 1792, 1290, 1370}
 _LOST = {2006, 2013, 2055, 1927, 1053}
 _TIMEOUT = {1969, 3024, 1317}
+# Warnings that mean the value is not the answer: PCRE gave up on a pattern (MariaDB counts the
+# cell as "no match" and only warns).
+_UNDECIDED = {1139}
 # SQL modes under which the generated SQL and the binder would read text differently: no
 # backslash escapes, "…" as identifiers, NOT binding tighter than IS, || as concatenation, ''
 # read as NULL, CHAR values padded, and the composite modes (and MariaDB's Oracle grammar).
@@ -171,8 +174,11 @@ class MySQLSession(TimedSession):
             if cursor.fetchone() is not None or cursor.nextset():
                 self._kill_connection(cursor)
                 return Result(width, rows if width else [], boolean)
+            warnings = self._warning_codes(cursor)
             self._conn.rollback()
             self._release_locks(cursor)
+            if warnings & _UNDECIDED:
+                raise ProviderError("provider-error", str(min(warnings & _UNDECIDED)))
             return Result(width, rows, boolean)
         except self._pymysql.Error:
             self._discard()
@@ -180,6 +186,12 @@ class MySQLSession(TimedSession):
         finally:
             if self._conn is not None and self._conn.open:
                 cursor.close()
+
+    def _warning_codes(self, cursor: Any) -> set[int]:
+        """The statement's warning codes (read before the rollback clears them)."""
+        if not cursor.warning_count:
+            return set()
+        return {int(row[1]) for row in self._conn.show_warnings()}
 
     def _boolean_valued(self, sql: str, parameters: Sequence[object] | None,
                         description: Any) -> bool:

@@ -341,3 +341,19 @@ def test_internal_errors_exit_4_without_traceback_or_message(tmp_path, monkeypat
     assert code == 4  # distinct from 2, a run that is not complete
     assert "internal error (RuntimeError)" in captured.err
     assert SENTINEL not in captured.err + captured.out and "Traceback" not in captured.err
+
+
+def test_a_file_database_run_imports_no_url_library(engine, tmp_path):
+    """File URLs hold no credentials and are read by the standard library; SQLAlchemy (which
+    reads server URLs) would add about twice sqlglot's import time to every embedded run."""
+    db = people_db(engine, tmp_path)
+    contract = write_contract(tmp_path, "- {metric: nullValues, mustBeGreaterOrEqualTo: 0}")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "packata_sql", "check", str(contract),
+         "--url", f"{engine}:///{db}", "--format", "json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "packata_sql.endpoint" in imported
+    assert not {name for name in imported if name.split(".")[0] == "sqlalchemy"}
