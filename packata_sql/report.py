@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
+from typing import Any
 
-from packata_sql.contracts.model import Category, Finding, Severity
+from packata_sql.contracts.model import Category, Finding, Rule, Severity
 
 
 class Status(Enum):
@@ -134,3 +135,16 @@ class Report:
         if outcome is Outcome.WARN and fail_on_warning:
             return 1
         return EXIT_CODES[outcome]
+
+
+def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
+    """A rule's result, with what labels need: where it applies, its metric, its line and
+    its expectations in words."""
+    from packata_sql.expectations import describe
+
+    target = rule.target
+    return RuleResult(
+        rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
+        target=".".join((target.object_name, *target.property_path)),
+        metric=getattr(rule.definition, "metric", None), line=rule.line,
+        expectation=" and ".join(describe(e) for e in rule.expectations) or None, **fields)

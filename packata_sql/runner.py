@@ -14,12 +14,12 @@ from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPl
 from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
-from packata_sql.expectations import describe, expects_boolean, verdict
+from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import Scan, build_scan, group_by_object
 from packata_sql.progress import Progress
 from packata_sql.readonly import Decision
-from packata_sql.report import Diagnostic, Report, RuleResult, Status
+from packata_sql.report import Diagnostic, Report, RuleResult, Status, result_of
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
 
@@ -69,14 +69,7 @@ def diagnostic(code: str, provider_code: str | None = None, detail: str | None =
     return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
 
 
-def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
-    target = rule.target
-    where = ".".join((target.object_name, *target.property_path))
-    metric = getattr(rule.definition, "metric", None)
-    expectation = " and ".join(describe(e) for e in rule.expectations) or None
-    return RuleResult(rule.key, rule.source_path, rule.category, rule.severity, status,
-                      name=rule.name, target=where, metric=metric, line=rule.line,
-                      expectation=expectation, **fields)
+_result = result_of
 
 
 @dataclass
@@ -110,8 +103,8 @@ class _Run:
             return
         cause = error.__cause__ or error.__context__
         message = f"{type(cause).__name__}: {cause}" if cause is not None else str(error)
-        for plan in plans:
-            self.options.on_error(plan.rule.key, message, sql)
+        for key in [plan.rule.key for plan in plans] or [""]:  # "": the connection itself
+            self.options.on_error(key, message, sql)
 
     def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None) -> None:

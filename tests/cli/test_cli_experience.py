@@ -404,3 +404,14 @@ def test_live_progress_on_a_terminal_stays_off_stdout(shop):
     assert b"\x1b[" in drawn and b"scanning" not in drawn  # rich's display, not plain lines
     none = packata("check", str(contract), "--url", url, "--format", "json", "--progress", "none")
     assert _untimed(out) == _untimed(none.stdout)
+
+
+def test_verbose_shows_the_drivers_connection_message_once(shop):
+    contract, _ = shop
+    secret = "pw_SENTINEL_14"
+    done = packata("check", str(contract), "--url", "postgresql://u@127.0.0.1:1/db", "-v",
+                   "--format", "json", env={"PACKATA_PASSWORD": secret})
+    assert done.returncode == 2
+    assert done.stderr.count("packata-sql: connection: engine said:") == 1
+    assert "refused" in done.stderr.lower()
+    assert secret not in done.stderr + done.stdout
