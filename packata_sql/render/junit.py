@@ -62,7 +62,8 @@ def _testcase(suite: ElementTree.Element, report: Report, result: RuleResult,
     if _is_failure(result, fail_on_warning):
         failure = ElementTree.SubElement(case, "failure", {
             "type": result.severity.value, "message": message})
-        failure.text = f"{result.key}: {message}"
+        failure.text = f"{result.key}: {message}" + (
+            f"\ninspect: {result.inspect_sql}" if result.inspect_sql else "")
     elif result.status is Status.FAILED:  # a warning: reported, not failed
         out.append(f"warning: {message}")
     elif result.status is Status.ERROR:

@@ -249,6 +249,8 @@ def test_junit_names_properties_and_warning_failures(shop):
     assert email.find("failure") is None  # a warning is not a CI failure by default
     assert "warning: measured 25 % (1 of 4)" in (email.findtext("system-out") or "")
     assert plain.get("failures") == "1" and plain.get("timestamp")
+    name = cases["schema[people].properties[name].quality[0]"]
+    assert "inspect: SELECT" in (name.findtext("failure") or "")
     properties = {p.get("name"): p.get("value") for p in plain.iter("property")}
     assert (properties["contract_id"], properties["contract_version"]) == ("shop", "2.1.0")
     assert properties["target"].startswith("duckdb:")
