@@ -65,7 +65,8 @@ def _object_tables(report: Report) -> str:
     for name, results in groups.items():
         rows = "".join(
             f'<tr><td class="status" style="color:{_colour(r)}">{escape(status_word(r))}</td>'
-            f"<td>{escape(label(r))}<br><code>{escape(r.key)}</code></td>"
+            f"<td>{escape(label(r))}<br><code>{escape(r.key)}</code>"
+            + (f"<br><code>{escape(r.inspect_sql)}</code>" if r.inspect_sql else "") + "</td>"
             f"<td>{escape(expected_text(r))}</td><td>{escape(value_text(r))}</td>"
             f"<td>{escape(why_text(r))}</td></tr>" for r in results)
         parts.append(f"<h2>{escape(name)}</h2><table><tr><th>status</th><th>rule</th>"

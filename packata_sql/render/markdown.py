@@ -39,6 +39,12 @@ def render_markdown(report: Report) -> str:
                      expected_text(result), value_text(result), why_text(result))
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
+    inspected = [r for r in ordered(report.results) if r.inspect_sql]
+    if inspected:
+        lines += ["<details><summary>Queries listing the offending keys</summary>", ""]
+        for result in inspected:
+            lines += [f"`{result.key}`", "", "```sql", str(result.inspect_sql), "```", ""]
+        lines += ["</details>", ""]
     notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]
     for finding in notes:
         where = finding.source_path + (f" (line {finding.line})" if finding.line else "")

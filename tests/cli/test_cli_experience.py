@@ -213,6 +213,7 @@ def test_several_outputs_from_one_run(shop, tmp_path):
     markdown = files["markdown"].read_text()
     assert "**FAIL · 1 passed, 2 failed**" in markdown
     assert "| failed | people.name · duplicateValues" in markdown
+    assert "```sql\nSELECT \"name\", COUNT(*) AS \"occurrences\"" in markdown
     assert "<svg" in files["html"].read_text()
 
 
