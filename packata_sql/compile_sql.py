@@ -33,16 +33,22 @@ def contract_dialect(contract: Contract) -> str | None:
 
 
 def pretty(sql: str, sqlglot_name: str) -> str:
-    """Generated SQL laid out one clause per line; left as it is should sqlglot not read it
-    back exactly as one statement."""
+    """Generated SQL laid out one clause per line, only when sqlglot reads it back and writes
+    exactly the same text on one line: then the layout changes whitespace only. Otherwise (a
+    construct sqlglot would respell, e.g. MySQL's REGEXP as REGEXP_LIKE, which MariaDB lacks)
+    the SQL is printed as it runs."""
     import sqlglot
     from sqlglot.errors import SqlglotError
 
     try:
-        statements = sqlglot.transpile(sql, read=sqlglot_name, write=sqlglot_name, pretty=True)
+        expressions = sqlglot.parse(sql, read=sqlglot_name)
+        if len(expressions) != 1 or expressions[0] is None:
+            return sql
+        if expressions[0].sql(dialect=sqlglot_name) != sql:
+            return sql
+        return expressions[0].sql(dialect=sqlglot_name, pretty=True)
     except SqlglotError:
         return sql
-    return statements[0] if len(statements) == 1 else sql
 
 
 def render_sql(document: dict[str, Any], sqlglot_name: str) -> str:
