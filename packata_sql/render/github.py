@@ -3,6 +3,8 @@ pass, placed on the rule's line in the contract, then the summary line."""
 
 from __future__ import annotations
 
+import os
+
 from packata_sql.contracts.model import Severity
 from packata_sql.render.words import headline, label, value_text, why_text
 from packata_sql.report import Report, RuleResult, Status
@@ -26,13 +28,24 @@ def _level(result: RuleResult) -> str | None:
     return "error"
 
 
+def _annotated_file(path: str) -> str:
+    """GitHub places annotations by a path relative to the workspace (the checkout)."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        relative = os.path.relpath(os.path.abspath(path), workspace)
+        if not relative.startswith(".."):
+            return relative
+    return path
+
+
 def render_github(report: Report) -> str:
     lines = []
+    annotated = _annotated_file(report.contract)
     for result in report.results:
         level = _level(result)
         if level is None:
             continue
-        where = [f"file={_property(report.contract)}"]
+        where = [f"file={_property(annotated)}"]
         if result.line:
             where.append(f"line={result.line}")
         where.append(f"title={_property(f'{result.status.value}: {label(result)}')}")

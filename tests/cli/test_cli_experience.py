@@ -238,6 +238,9 @@ def test_github_annotations_point_at_rule_lines(shop):
     assert warning.startswith(f"::warning file={contract},line=18,")
     assert lines[-1].startswith("packata-sql: FAIL · 1 passed, 2 failed")
     assert not any("rowCount" in line for line in lines if line.startswith("::"))
+    inside = packata("check", str(contract), "--url", url, "--format", "github",
+                     env={"GITHUB_WORKSPACE": str(contract.parent)})
+    assert "::error file=contract.yaml,line=14," in inside.stdout
 
 
 def test_junit_names_properties_and_warning_failures(shop):
