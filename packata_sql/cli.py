@@ -170,6 +170,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trust-environment", action="store_true",
                        help="allow targets whose read-only mode the engine cannot enforce")
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
+    check.add_argument("--category", action="append", choices=("constraint", "quality"),
+                       help="run only rules of this category (repeatable; default: all)")
+    check.add_argument("--schema-drift", action="store_true",
+                       help="classify how each object drifted from the contract's schema")
+    check.add_argument("--baseline", metavar="FILE",
+                       help="classify drift from a `schema snapshot` file")
+    check.add_argument("--drift", action="append", default=[], metavar="CHANGE=LEVEL",
+                       help="override a drift classification, e.g. field-removed=warning")
     check.add_argument("--accept-unexecutable", action="store_true",
                        help="report text rules and custom rules for other tools as skipped "
                             "without keeping the run incomplete")
@@ -186,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
                           + " (default: the engine of the contract's first server)")
     compile_.add_argument("--format", choices=("sql", "json"),
                           help="sql (readable, the default on a terminal) or json")
+    compile_.add_argument("--category", action="append", choices=("constraint", "quality"),
+                          help="plan only rules of this category (repeatable; default: all)")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
 
@@ -221,6 +231,15 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--url", required=True, help="database URL (the password is not written)")
     init.add_argument("--object", required=True, metavar="TABLE", help="the table or view")
     init.add_argument("--output", "-o", metavar="FILE", help="write here (default: stdout)")
+
+    schema = commands.add_parser("schema", help="save an object's live schema (no data)")
+    snapshot = schema.add_subparsers(dest="schema_command", required=True,
+                                     parser_class=_Parser).add_parser(
+        "snapshot", help="print a deterministic JSON snapshot of objects' columns")
+    snapshot.add_argument("--url", required=True)
+    snapshot.add_argument("--object", action="append", required=True, metavar="NAME",
+                          help="physical object name (repeatable)")
+    snapshot.add_argument("--trust-environment", action="store_true")
 
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=STDOUT_FORMATS, default="table")
@@ -265,6 +284,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from packata_sql.init_contract import init_command
 
             return init_command(args)
+        if args.command == "schema":
+            from packata_sql.commands import schema_snapshot
+
+            return schema_snapshot(args)
         if args.command == "dbt":
             from packata_sql.dbt.generate import generate
 

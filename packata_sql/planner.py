@@ -4,12 +4,12 @@ contract costs one scan per object rather than one per rule."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sqlglot.expressions as exp
 
 from packata_sql.catalog import MeasureContext, TypeMismatch
-from packata_sql.compiler import Plan
+from packata_sql.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
 from packata_sql.dialects import Dialect, Family
 
 ROWS_ALIAS = "packata_rows"
@@ -34,6 +34,35 @@ def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[P
     return list(groups.items())
 
 
+@dataclass
+class ObjectWork:
+    """The plans of one object: catalog checks read its column facts, the rest one scan."""
+
+    segments: tuple[str, ...]
+    plans: list[Plan] = field(default_factory=list)
+    catalog: list[CatalogPlan] = field(default_factory=list)
+
+
+def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan]:
+    """The ordered plan union as units of work, in the order of each unit's first plan: one
+    per object (its catalog checks and its one scan), one per authored SQL rule."""
+    objects: dict[tuple[str, ...], ObjectWork] = {}
+    work: list[ObjectWork | SqlPlan] = []
+    for plan in ordered:
+        if isinstance(plan, SqlPlan):
+            work.append(plan)
+            continue
+        unit = objects.get(plan.object_segments)
+        if unit is None:
+            unit = objects[plan.object_segments] = ObjectWork(plan.object_segments)
+            work.append(unit)
+        if isinstance(plan, CatalogPlan):
+            unit.catalog.append(plan)
+        else:
+            unit.plans.append(plan)
+    return work
+
+
 def build_scan(
     segments: tuple[str, ...],
     plans: Sequence[Plan],
@@ -47,7 +76,7 @@ def build_scan(
     mismatched: list[Plan] = []
     for plan in plans:
         try:
-            count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
+            count = plan.count(context)
         except TypeMismatch:
             mismatched.append(plan)
             continue
@@ -75,6 +104,11 @@ INSPECT_LIMIT = 20
 def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
                   families: Mapping[str, Family | None]) -> exp.Select | None:
     """The handler's query listing offending keys, or None (a row count blames no row)."""
+    from packata_sql.catalog import MetricHandler
+    from packata_sql.contracts.model import Library
+
+    if not (isinstance(plan.handler, MetricHandler) and isinstance(plan.library, Library)):
+        return None  # constraint handlers do not name their offending rows yet
     context = MeasureContext(dialect, dialect.table(segments), families)
     try:
         return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)

@@ -8,15 +8,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
-from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPlan, rebind
+from packata_sql.catalog_checks import catalog_result
+from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, AnyPlan, Compiled, Plan, SqlPlan, rebind
 from packata_sql.contracts.model import Contract, Finding, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.planner import ObjectWork, Scan, build_scan, work_units
 from packata_sql.progress import Progress
 from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status, result_of
@@ -24,6 +25,7 @@ from packata_sql.session import Interrupted, ProviderError, Session, open_sessio
 from packata_sql.values import NotExact, measured_value, truth_value
 
 DEFAULT_TIMEOUT_S = 300.0
+T = TypeVar("T")
 _DIAGNOSTICS = {
     "missing-column": "the property's column does not exist in the object",
     "type-mismatch": "the column's type cannot be compared with the rule's values without a cast",
@@ -96,7 +98,7 @@ class _Run:
         if self.options.progress is not None:
             self.options.progress(Progress(step, label, rules, total))
 
-    def engine_error(self, error: Exception, plans: Sequence[Plan | SqlPlan], sql: str | None) -> None:
+    def engine_error(self, error: Exception, plans: Sequence[AnyPlan], sql: str | None) -> None:
         """Hands the engine's own message (the exception the session translated) to
         `--verbose`; it never reaches a result."""
         if self.options.on_error is None:
@@ -106,7 +108,7 @@ class _Run:
         for key in [plan.rule.key for plan in plans] or [""]:  # "": the connection itself
             self.options.on_error(key, message, sql)
 
-    def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
+    def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None) -> None:
         for plan in plans:
             self.results.setdefault(plan.rule.key, _result(
@@ -132,7 +134,7 @@ def run(
             diagnostic=Diagnostic(finding.code, finding.message),
             descriptive=finding.code in NOT_EXECUTABLE_BY_DESIGN,
         )
-    everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
+    everything = compiled.ordered
     interrupted = False
     connection_problem: str | None = None
     read_only: str | None = None
@@ -151,14 +153,16 @@ def run(
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
                 state.notify("started", total=compiled.executable)
-                for segments, plans in group_by_object(compiled.plans):
-                    state.notify("scan", ".".join(segments), len(plans))
-                    _run_object(state, session, segments, plans)
-                    state.notify("done", ".".join(segments), len(plans))
-                for sql_plan in compiled.sql_plans:
-                    state.notify("sql", sql_plan.rule.key, 1)
-                    _run_sql(state, session, sql_plan)
-                    state.notify("done", sql_plan.rule.key, 1)
+                for unit in work_units(compiled.ordered):
+                    if isinstance(unit, SqlPlan):
+                        state.notify("sql", unit.rule.key, 1)
+                        _run_sql(state, session, unit)
+                        state.notify("done", unit.rule.key, 1)
+                    else:
+                        label, count = ".".join(unit.segments), len(unit.plans) + len(unit.catalog)
+                        state.notify("scan", label, count)
+                        _run_object(state, session, unit)
+                        state.notify("done", label, count)
     except KeyboardInterrupt:
         interrupted = True
         if session is not None:
@@ -187,14 +191,42 @@ def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
     return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
-def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
-                plans: list[Plan]) -> None:
+def _run_object(state: _Run, session: Session, unit: ObjectWork) -> None:
+    if unit.catalog:
+        _run_catalog(state, session, unit)
+    if unit.plans:
+        _run_scan(state, session, unit.segments, unit.plans)
+
+
+def _run_catalog(state: _Run, session: Session, unit: ObjectWork) -> None:
+    if state.remaining() <= 0:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    exact = any(plan.rule.target.exact_object for plan in unit.catalog)
+    try:
+        _, facts = _probe(state, session, unit.segments, exact, unit.catalog[0].rule,
+                          session.column_facts)
+    except ProviderError as error:
+        hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
+            else None
+        state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
+        return
+    except Interrupted:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, _limit_code(state))
+        return
+    for plan in unit.catalog:
+        state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
+
+
+def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],
+              plans: list[Plan]) -> None:
     if state.remaining() <= 0:
         state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
         return
     exact = any(plan.rule.target.exact_object for plan in plans)
     try:
-        segments, columns = _probe(state, session, segments, exact, plans[0].rule)
+        segments, columns = _probe(state, session, segments, exact, plans[0].rule,
+                                   session.columns)
     except ProviderError as error:
         hint = _object_hint(session, segments) if error.category == "missing-object" else None
         state.engine_error(error, plans, None)
@@ -259,23 +291,26 @@ def _limit_code(state: _Run) -> str:
 
 
 def _probe(state: _Run, session: Session, segments: tuple[str, ...], exact: bool,
-           rule: Rule) -> tuple[tuple[str, ...], dict[str, Family]]:
-    """The object's columns; a missing name without physicalName is tried again as the engine
-    reads it unquoted (issue 10.3), and the report says so."""
+           rule: Rule, read: Callable[[tuple[str, ...]], T]) -> tuple[tuple[str, ...], T]:
+    """The object's columns (`read`: the session's column probe, or its column facts); a
+    missing name without physicalName is tried again as the engine reads it unquoted (issue
+    10.3), and the report says so."""
     try:
-        return segments, session.columns(segments)
+        return segments, read(segments)
     except ProviderError as error:
         folded = unquoted_reading(session.dialect, segments[-1], exact=exact)
         if error.category != "missing-object" or folded is None:
             raise
         other = (*segments[:-1], folded)
         try:
-            columns = session.columns(other)
+            columns = read(other)
         except ProviderError:
             raise error from None
         state.renamed[segments] = other
-        state.notes.append(resolved_note("object", segments[-1], folded, session.dialect,
-                                         f"schema[{rule.target.object_name}]"))
+        note = resolved_note("object", segments[-1], folded, session.dialect,
+                             f"schema[{rule.target.object_name}]")
+        if note not in state.notes:
+            state.notes.append(note)
         return other, columns
 
 
@@ -395,7 +430,7 @@ def _rebound(state: _Run, session: Session, plan: SqlPlan) -> SqlPlan | None:
     segments = (*state.prefix, target.physical_object)
     if segments not in state.renamed:
         try:
-            _probe(state, session, segments, False, plan.rule)
+            _probe(state, session, segments, False, plan.rule, session.columns)
         except (ProviderError, Interrupted):
             return None
     other = state.renamed.get(segments)

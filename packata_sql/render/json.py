@@ -31,6 +31,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),
+        "summary_by_category": report.summary_by_category(),
         "started_at": report.started_at,
         "elapsed_ms": report.elapsed_ms,
         "descriptive_only": report.descriptive_only,
@@ -68,6 +69,8 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "fused": result.fused,
         "descriptive": result.descriptive,
     }
+    if result.changes:
+        document["changes"] = list(result.changes)
     if result.sql is not None:
         document["sql"] = result.sql
     if result.inspect_sql is not None:

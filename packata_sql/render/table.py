@@ -101,6 +101,11 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
         where = f"{finding.source_path}" + (f" (line {finding.line})" if finding.line else "")
         console.print(Text.assemble((finding.level.value, "yellow"), f" {finding.code} at {where}: ",
                                     finding.message))
+    categories = report.summary_by_category()
+    if len(categories) > 1:
+        for category, summary in categories.items():
+            shown = ", ".join(f"{n} {s}" for s, n in summary.items() if n)
+            console.print(Text(f"{category}: {shown}"))
     why_not = nothing_executed(report)
     if why_not:
         console.print(Text.assemble(("incomplete", "yellow"), f": {why_not}"))
