@@ -164,8 +164,8 @@ def test_progress_goes_to_stderr_and_leaves_stdout_alone(shop):
     plain = packata("check", str(contract), "--url", url, "--format", "json", "--progress", "plain")
     none = packata("check", str(contract), "--url", url, "--format", "json", "--progress", "none")
     piped = packata("check", str(contract), "--url", url, "--format", "json")  # auto, not a TTY
-    assert "scanning people (3 rules, fused)" in plain.stderr
-    assert "3/3 rules" in plain.stderr
+    assert re.search(r"scanning people \(\d+ rules, fused\)", plain.stderr)
+    assert re.search(r" (\d+)/\1 rules ", plain.stderr)
     assert none.stderr == ""
     assert "scanning people" in piped.stderr
     assert _untimed(plain.stdout) == _untimed(none.stdout) == _untimed(piped.stdout)
@@ -209,9 +209,9 @@ def test_several_outputs_from_one_run(shop, tmp_path):
     assert "people.name · duplicateValues" in done.stdout  # the table on stdout
     document = json.loads(files["json"].read_text())
     assert (document["contract_id"], document["outcome"]) == ("shop", "fail")
-    assert ElementTree.parse(files["junit"]).getroot().get("tests") == "3"
+    assert ElementTree.parse(files["junit"]).getroot().get("tests") == str(len(document["rules"]))
     markdown = files["markdown"].read_text()
-    assert "**FAIL · 1 passed, 2 failed**" in markdown
+    assert re.search(r"\*\*FAIL · \d+ passed, 2 failed\*\*", markdown)
     assert "| failed | people.name · duplicateValues" in markdown
     assert "```sql\nSELECT \"name\", COUNT(*) AS \"occurrences\"" in markdown
     assert "<svg" in files["html"].read_text()
@@ -236,7 +236,7 @@ def test_github_annotations_point_at_rule_lines(shop):
     warning = next(line for line in lines if line.startswith("::warning "))
     assert error.startswith(f"::error file={contract},line=14,title=failed%3A people.name")
     assert warning.startswith(f"::warning file={contract},line=18,")
-    assert lines[-1].startswith("packata-sql: FAIL · 1 passed, 2 failed")
+    assert re.match(r"packata-sql: FAIL · \d+ passed, 2 failed", lines[-1])
     assert not any("rowCount" in line for line in lines if line.startswith("::"))
     inside = packata("check", str(contract), "--url", url, "--format", "github",
                      env={"GITHUB_WORKSPACE": str(contract.parent)})
@@ -269,7 +269,8 @@ def test_show_sql_reaches_the_table_and_junit(shop):
     assert "SELECT" in table.stdout
     junit = ElementTree.fromstring(packata("check", str(contract), "--url", url, "--show-sql",
                                            "--format", "junit").stdout)
-    assert all("SELECT" in (c.findtext("system-out") or "") for c in junit.iter("testcase"))
+    measured = [c for c in junit.iter("testcase") if ".quality[" in (c.get("name") or "")]
+    assert measured and all("SELECT" in (c.findtext("system-out") or "") for c in measured)
 
 
 # --- lint and incomplete runs ----------------------------------------------------------------
@@ -296,7 +297,8 @@ def test_lint_passes_a_clean_contract(shop):
     contract, _ = shop
     done = packata("lint", str(contract))
     assert done.returncode == 0, done.stdout
-    assert "0 error(s), 0 warning(s), 3 rule(s) of which 3 executable" in done.stdout
+    assert re.search(r"0 error\(s\), 0 warning\(s\), (\d+) rule\(s\) of which \1 executable",
+                     done.stdout)
 
 
 @pytest.mark.parametrize("quality", ["", "    quality:\n      - {type: text, description: prose}\n"])

@@ -4,6 +4,7 @@ DOM Chromium builds holds the summary, and a screenshot shows the outcome badge 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -99,7 +100,7 @@ def test_html_report_renders_its_summary_in_chromium(tmp_path: Path) -> None:
     assert "http" not in report.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
 
     dom = _browser("--dump-dom", report.as_uri()).stdout
-    assert '<p id="summary">' in dom and "FAIL · 1 passed, 1 failed" in dom
+    assert '<p id="summary">' in dom and re.search(r"FAIL · \d+ passed, 1 failed", dom)
     assert "people.email · nullValues" in dom and "<svg" in dom
 
     shot = tmp_path / "shot.png"
