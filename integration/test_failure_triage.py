@@ -35,7 +35,9 @@ def test_inspect_sql_and_samples_on_the_server(server, tables, tmp_path: Path) -
     samples: dict[str, str] = {}
     report = run(contract, compiled, endpoint, RunOptions(
         samples=5, on_samples=lambda key, values: samples.__setitem__(key, values)))
-    duplicate, invalid = report.results
+    by_key = {r.key: r for r in report.results}
+    duplicate = by_key[f"schema[{TABLE}].properties[name].quality[0]"]
+    invalid = by_key[f"schema[{TABLE}].properties[email].quality[0]"]
     assert duplicate.status is Status.FAILED and invalid.status is Status.FAILED
     assert duplicate.inspect_sql is not None and invalid.inspect_sql is not None
     found = (sorted(server.execute(duplicate.inspect_sql)),
