@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CLI_STAMP := $(VENV)/.installed-cli
 
 .PHONY: demo test lint typecheck unit bench clean
 
@@ -14,8 +15,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,postgres,mysql,dbt]'
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/packata-sql demo
+# The demo needs only the CLI itself (no test tools, no server drivers).
+$(CLI_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(CLI_STAMP)
+
+# The CLI exits 1 on the demo's deliberate failures; the demo target itself succeeds.
+demo: $(CLI_STAMP)
+	@$(BIN)/packata-sql demo; code=$$?; \
+	if [ $$code -eq 1 ]; then echo "(packata-sql exited 1 because of the demo's deliberate failures; make demo succeeds)"; \
+	elif [ $$code -ne 0 ]; then exit $$code; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

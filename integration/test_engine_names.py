@@ -113,7 +113,7 @@ def test_an_unquoted_name_reads_the_table_unquoted_sql_reads(endpoint: Endpoint,
         # physicalName 'PM25' is used as written: PostgreSQL stored pm25.
         assert measured["pm"] == (Status.INCONCLUSIVE, "missing-column")
         pm = next(r for r in report.results if r.key == "pm")
-        assert pm.diagnostic is not None and "closest column" in pm.diagnostic.message
+        assert pm.diagnostic is not None and "no column 'PM25'; did you mean" in pm.diagnostic.message
         assert "'pm25'" in pm.diagnostic.message
     else:
         assert notes == []
@@ -129,8 +129,8 @@ def test_a_physical_name_is_used_as_written_with_a_hint(endpoint: Endpoint,
         return
     assert rows.status is Status.ERROR and rows.diagnostic is not None
     assert rows.diagnostic.code == "missing-object"
-    assert rows.diagnostic.message == ("the object does not exist or cannot be read; the closest "
-                                       f"object the session can see is '{STORED[endpoint.engine]}'")
+    assert rows.diagnostic.message == ("the object does not exist or cannot be read; no object "
+                                       f"'AIR_QUALITY'; did you mean '{STORED[endpoint.engine]}'?")
     assert not [f for f in report.findings if f.code == "name-resolved"]
 
 
@@ -143,9 +143,9 @@ def test_a_name_that_matches_nothing_names_the_closest_object(endpoint: Endpoint
     assert rows.status is Status.ERROR and rows.diagnostic is not None
     assert rows.diagnostic.code == "missing-object"
     assert rows.diagnostic.message.endswith(
-        f"the closest object the session can see is '{STORED[endpoint.engine]}'")
+        f"no object 'Air_Qualty'; did you mean '{STORED[endpoint.engine]}'?")
     far = air_quality()
     far["name"] = "zzz"
     rows = next(r for r in check(endpoint, tmp_path, far).results if r.key == "rows")
     assert rows.diagnostic is not None
-    assert rows.diagnostic.message == "the object does not exist or cannot be read"
+    assert rows.diagnostic.message == "the object does not exist or cannot be read; no object 'zzz'"

@@ -91,7 +91,8 @@ def test_server_down_is_error_and_exit_2_quickly(tmp_path):
         assert time.monotonic() - started < 30
         assert done.returncode == 2
         rule = json.loads(done.stdout)["rules"][0]
-        assert (rule["status"], rule["diagnostic"]["code"]) == ("error", "connection-failed")
+        assert (rule["status"], rule["diagnostic"]["code"]) == ("error", "connection-refused")
+        assert done.stderr.count("cannot connect") == 1  # once, not once per rule
 
 
 def _outputs(tmp_path: Path, contract: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -157,6 +158,53 @@ def test_sentinel_password_in_a_postgres_url_never_leaks(postgres, tmp_path):
         assert SENTINEL not in _outputs(tmp_path, contract, "--url", missing)
     finally:
         postgres.execute("DROP TABLE IF EXISTS probe")
+
+
+def _connection_code(url: str, tmp_path: Path) -> tuple[str, str]:
+    contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1},
+                                                    {"metric": "rowCount", "mustBe": 2}])
+    done = cli("check", str(contract), "--url", url, "--format", "json")
+    assert done.returncode == 2
+    codes = {r["diagnostic"]["code"] for r in json.loads(done.stdout)["rules"]}
+    assert len(codes) == 1 and done.stderr.count("cannot connect") == 1
+    return codes.pop(), done.stderr
+
+
+def test_connection_failures_are_told_apart_with_a_hint(postgres, mysql, tmp_path):
+    """Each kind of failure, produced for real against the live servers, gets its own code
+    and a hint on stderr printed once."""
+    pg = postgres.reader
+
+    def other_database(url: str) -> str:
+        return url.split("?")[0].rsplit("/", 1)[0] + "/no_such_database_14"
+
+    cases = [
+        (other_database(postgres.reader_url), "unknown-database", "database name"),
+        (f"postgresql://no_such_role_14@{pg.host}:{pg.port}/{pg.database}", "unknown-role",
+         "user name"),
+        (other_database(mysql.reader_url), "unknown-database", "database name"),
+        ("postgresql://x@no-such-host.invalid/db", "host-not-found", "host"),
+        ("mysql://x@no-such-host.invalid/db", "host-not-found", "host"),
+    ]
+    for url, code, hint in cases:
+        found, stderr = _connection_code(url, tmp_path)
+        assert found == code, url
+        assert hint in stderr
+
+
+def test_a_server_that_never_answers_is_a_timeout(tmp_path):
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)  # accepts the TCP handshake, never speaks
+    try:
+        port = listener.getsockname()[1]
+        for scheme in ("postgresql", "mysql"):
+            code, stderr = _connection_code(f"{scheme}://x@127.0.0.1:{port}/db", tmp_path)
+            assert code == "connection-timeout" and "did not answer in time" in stderr, scheme
+    finally:
+        listener.close()
 
 
 def _secret_login(mysql) -> str:

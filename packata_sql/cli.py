@@ -11,8 +11,33 @@ from typing import Any, NoReturn
 
 from packata_sql import __version__
 
+#: Kept here (not imported from dialects) so `--help` stays fast; a test pins them equal.
+DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "postgresql", "mysql", "mariadb", "sqlserver",
+                 "snowflake", "bigquery", "trino", "databricks")
+STDOUT_FORMATS = ("table", "json", "junit", "markdown", "github")
+
 EXIT_USAGE = 3
-EXIT_INTERNAL = 2  # the run is not complete
+EXIT_CLOSED_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
+EXIT_INTERNAL = 4  # a bug in packata-sql, distinct from 2 (a run that is not complete)
+
+EPILOG = """\
+examples:
+  packata-sql demo
+  packata-sql lint contract.yaml
+  packata-sql check contract.yaml --url duckdb:///warehouse.duckdb
+  packata-sql check contract.yaml --server prod --output junit=junit.xml --output markdown=summary.md
+  packata-sql compile contract.yaml --dialect postgres
+  packata-sql doctor contract.yaml --server prod
+  packata-sql init --url duckdb:///warehouse.duckdb --object orders -o orders.yaml
+
+exit codes:
+  0    pass, or warn (failures of severity warning only)
+  1    fail: a rule of severity error failed (or a warning, with --fail-on warning)
+  2    incomplete: some rule ended error, inconclusive or skipped, or nothing was executable
+  3    usage error: bad arguments, an unreadable or invalid contract
+  4    internal error in packata-sql (set PACKATA_SQL_DEBUG=1 for the traceback)
+  130  interrupted (Ctrl-C)
+"""
 
 
 class UsageError(Exception):
@@ -104,14 +129,21 @@ def _declaration_arguments(command: argparse.ArgumentParser) -> None:
                          help="the object a policy or pipeline file checks, when it names none")
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError("must be a whole number from 0 to 1000")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="packata-sql", description=(
         "Check data contracts against a warehouse with generated SQL, read-only."
-    ))
+    ), epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"packata-sql {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    check = commands.add_parser("check", help="run a contract's rules and report")
+    check = commands.add_parser("check", help="run a contract's rules and report", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("contract", type=_not_a_url, help="ODCS v3 contract (YAML), JSON quality "
                                                          "policy or pipeline contract (data_quality)")
     _declaration_arguments(check)
@@ -119,11 +151,23 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--url", help="database URL, e.g. duckdb:///warehouse.duckdb; its "
                                      "password is better given as PACKATA_PASSWORD")
     where.add_argument("--server", type=_not_a_url, help="name of a contract `servers` entry")
-    check.add_argument("--format", choices=("table", "json", "junit"), default="table")
-    check.add_argument("--output", type=_not_a_url,
-                       help="write the report to this file instead of stdout")
-    check.add_argument("--select", action="extend", nargs="+", metavar="KEY",
-                       help="run only these rule keys")
+    check.add_argument("--format", choices=STDOUT_FORMATS,
+                       help="report on stdout: table (default), json, junit, markdown, or "
+                            "github (annotations; the default when GITHUB_ACTIONS=true)")
+    check.add_argument("--output", action="append", default=[], metavar="[KIND=]FILE",
+                       type=_not_a_url,
+                       help="also write a report file; KIND is json, junit, markdown or html "
+                            "(repeat for several; a bare FILE takes --format)")
+    check.add_argument("--select", action="append", metavar="KEY",
+                       help="run only this rule key (repeat for several)")
+    check.add_argument("--progress", choices=("auto", "plain", "none"), default="auto",
+                       help="progress on stderr: live on a terminal, plain lines otherwise")
+    check.add_argument("--samples", type=_count, default=0, metavar="N",
+                       help="print up to N offending values of each failed rule on stderr "
+                            "(never into reports or --output files)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="print the engine's message and the SQL of each errored rule "
+                            "to stderr")
     check.add_argument("--timeout", type=_positive, default=300.0, metavar="S",
                        help="per-statement time limit in seconds (default 300)")
     check.add_argument("--budget", type=_positive, metavar="S",
@@ -156,9 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
     compile_.add_argument("contract", type=_not_a_url)
     _declaration_arguments(compile_)
-    compile_.add_argument("--dialect", required=True, type=_not_a_url,
-                          help="duckdb, sqlite, postgres, mysql or sqlserver")
-    compile_.add_argument("--format", choices=("json",), default="json")
+    compile_.add_argument("--dialect", type=_not_a_url, help="one of: " + ", ".join(DIALECT_NAMES)
+                          + " (default: the engine of the contract's first server)")
+    compile_.add_argument("--format", choices=("sql", "json"),
+                          help="sql (readable, the default on a terminal) or json")
     compile_.add_argument("--category", action="append", choices=("constraint", "quality"),
                           help="plan only rules of this category (repeatable; default: all)")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
@@ -188,6 +233,15 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--check", action="store_true",
                           help="write nothing; exit 1 when a generated file is stale or missing")
 
+    lint = commands.add_parser("lint", help="validate a contract without a database")
+    lint.add_argument("contract", type=_not_a_url)
+    lint.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
+
+    init = commands.add_parser("init", help="write a starter contract from a table's columns")
+    init.add_argument("--url", required=True, help="database URL (the password is not written)")
+    init.add_argument("--object", required=True, metavar="TABLE", help="the table or view")
+    init.add_argument("--output", "-o", metavar="FILE", help="write here (default: stdout)")
+
     schema = commands.add_parser("schema", help="save an object's live schema (no data)")
     snapshot = schema.add_subparsers(dest="schema_command", required=True,
                                      parser_class=_Parser).add_parser(
@@ -198,13 +252,31 @@ def build_parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--trust-environment", action="store_true")
 
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
-    demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
+    demo.add_argument("--format", choices=STDOUT_FORMATS, default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """The reader went away (`| head`): stop quietly, as `cat` does."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_CLOSED_PIPE
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "check":
             from packata_sql.commands import check
@@ -214,6 +286,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "lint":
+            from packata_sql.lint import lint_command
+
+            return lint_command(args)
+        if args.command == "init":
+            from packata_sql.init_contract import init_command
+
+            return init_command(args)
         if args.command == "schema":
             from packata_sql.commands import schema_snapshot
 
@@ -238,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print("packata-sql: interrupted before a report was written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        raise
     except Exception as error:  # a bug: say so without the message, which may hold data
         if os.environ.get("PACKATA_SQL_DEBUG") == "1":
             raise

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packata_sql.cli import UsageError
 from packata_sql.compiler import Compiled, compile_contract
@@ -19,6 +20,9 @@ from packata_sql.parameters import ParameterError, parse_parameter
 from packata_sql.render import render
 from packata_sql.report import Report
 from packata_sql.runner import RunOptions, run
+
+if TYPE_CHECKING:
+    from packata_sql.outputs import Output
 
 
 def load_contract(path: str, odcs_between: str, declaration: str | None = None,
@@ -37,6 +41,8 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
         endpoint = parse_url(url) if url else from_server(contract, server)
     except EndpointError as error:
         raise UsageError(str(error)) from None
+    if url and not endpoint.schema:
+        endpoint = _server_schema(contract, endpoint)
     if endpoint.password_source == "url" and endpoint.password:
         print("packata-sql: warning: the database URL holds a password, which shell history "
               "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
@@ -46,6 +52,19 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
             "an in-memory DuckDB database cannot be opened read-only; point --url at a "
             "database file, or pass --trust-environment to accept an unenforced session"
         )
+    return endpoint
+
+
+def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:
+    """A --url without a schema keeps the schema of the contract's server for the same
+    engine, so pointing at another host does not silently change which tables are read."""
+    for candidate in contract.servers:
+        try:
+            declared = from_server(contract, candidate.name)
+        except EndpointError:
+            continue
+        if declared.engine == endpoint.engine and declared.schema:
+            return replace(endpoint, schema=declared.schema)
     return endpoint
 
 
@@ -66,9 +85,18 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
         show_sql=args.show_sql, settings=settings, parameters=parameters,
         accept_unexecutable=getattr(args, "accept_unexecutable", False),
+        progress=getattr(args, "progress_observer", None),
+        on_error=getattr(args, "error_observer", None),
+        samples=getattr(args, "samples", 0),
+        on_samples=_print_samples if getattr(args, "samples", 0) else None,
     )
     report = run(contract, compiled, endpoint, options)
     return replace(report, declaration=dict(contract.declaration))
+
+
+def _print_samples(key: str, values: str) -> None:
+    """`--samples`: the terminal only (stderr), never stdout or a report file."""
+    print(f"packata-sql: samples of {key}: {values or '(none)'}", file=sys.stderr)
 
 
 def _categories(args: argparse.Namespace) -> list[Category] | None:
@@ -145,46 +173,96 @@ def _parameters(raw: list[str]) -> list[tuple[str, object]]:
 
 
 def emit(report: Report, fmt: str, output: str | None) -> None:
-    if report.connection_problem:
-        print(f"packata-sql: cannot connect to {report.target}: {report.connection_problem}",
-              file=sys.stderr)
-    if output:
-        text = render(report, fmt, color=False)
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise UsageError(f"cannot write {output} ({error.strerror})") from None
-        if fmt != "table":
-            print(render(report, "table", color=sys.stdout.isatty()), end="")
-        return
-    text = render(report, fmt, color=fmt == "table" and sys.stdout.isatty())
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    from packata_sql.outputs import parse_outputs
+
+    emit_all(report, fmt, parse_outputs([output] if output else [], fmt), fail_on_warning=False)
 
 
 def check(args: argparse.Namespace) -> int:
-    contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
-    endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
-    if getattr(args, "dbt_project", None):  # only the models dbt built in its last run
-        from packata_sql.dbt.manifest import dbt_compiler
+    from packata_sql.lint import lint_problems, schema_notice
+    from packata_sql.outputs import check_writable, parse_outputs, stdout_format
+    from packata_sql.progress import start
 
-        report = check_report(args, contract, endpoint, dbt_compiler(args.dbt_project, endpoint))
-    else:
-        report = check_report(args, contract, endpoint)
-    emit(report, args.format, args.output)
-    return report.exit_code(fail_on_warning=args.fail_on == "warning")
+    fmt = stdout_format(args.format)
+    outputs = parse_outputs(args.output, fmt)
+    contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
+    if dict(contract.declaration).get("format", "odcs") == "odcs":  # lint reads ODCS only
+        lint_problems(args.contract, contract, fail_hard=True)
+        notice = schema_notice(args.contract)
+        if notice:
+            print(f"packata-sql: {notice}", file=sys.stderr)
+    endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
+    check_writable(outputs)
+    observer, close = start(args.progress)
+    args.progress_observer = observer
+    if args.verbose:
+        args.error_observer = _verbose_printer(endpoint)
+    try:
+        if getattr(args, "dbt_project", None):  # only the models dbt built in its last run
+            from packata_sql.dbt.manifest import dbt_compiler
+
+            report = check_report(args, contract, endpoint,
+                                  dbt_compiler(args.dbt_project, endpoint))
+        else:
+            report = check_report(args, contract, endpoint)
+    finally:
+        close()
+    fail_on_warning = args.fail_on == "warning"
+    emit_all(report, fmt, outputs, fail_on_warning=fail_on_warning)
+    return report.exit_code(fail_on_warning=fail_on_warning)
+
+
+def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], None]:
+    """`--verbose`: the engine's message and the SQL of each errored rule, on stderr only,
+    with the password masked should a driver echo it."""
+    def show(key: str, message: str, sql: str | None) -> None:
+        if endpoint.password:
+            message = message.replace(endpoint.password, "***")
+        print(f"packata-sql: {key or 'connection'}: engine said: {message}", file=sys.stderr)
+        if sql:
+            print(f"  SQL: {sql}", file=sys.stderr)
+    return show
+
+
+def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning: bool) -> None:
+    """The connection problem once on stderr, each --output file, then stdout."""
+    from packata_sql.outputs import terminal, write_outputs
+
+    if report.connection_problem:
+        print(f"packata-sql: cannot connect to {report.target}: {report.connection_problem}",
+              file=sys.stderr)
+    write_outputs(report, outputs, fail_on_warning=fail_on_warning)
+    stdout: str | None = fmt
+    if any(o.bare for o in outputs):  # `--output FILE` took --format: the table goes to stdout
+        stdout = None if fmt == "table" else "table"
+    if stdout is None:
+        return
+    colour, width = terminal()
+    sys.stdout.write(render(report, stdout, color=colour and stdout == "table", width=width,
+                            fail_on_warning=fail_on_warning))
+    sys.stdout.flush()
 
 
 def compile_plans(args: argparse.Namespace) -> int:
+    from packata_sql.compile_sql import contract_dialect, dialect_name, render_sql
     from packata_sql.plan_json import plan_document
     from packata_sql.render.json import dumps
 
-    if args.dialect not in COMPILE_DIALECTS:
-        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
-    dialect = get_dialect(args.dialect)
+    name = dialect_name(args.dialect) if args.dialect else contract_dialect(contract)
+    if name is None or name not in COMPILE_DIALECTS:
+        if not args.dialect:
+            raise UsageError("the contract names no server packata-sql renders for; give "
+                             f"--dialect (one of: {', '.join(COMPILE_DIALECTS)})")
+        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
+    dialect = get_dialect(name)
     compiled = compile_contract(contract, dialect, categories=_categories(args))
-    sys.stdout.write(dumps(plan_document(contract, compiled, dialect)) + "\n")
+    document = plan_document(contract, compiled, dialect)
+    fmt = args.format or ("sql" if sys.stdout.isatty() else "json")
+    if fmt == "sql":
+        sys.stdout.write(render_sql(document, dialect.sqlglot_name))
+    else:
+        sys.stdout.write(dumps(document) + "\n")
     return 0
 
 
@@ -199,7 +277,10 @@ def doctor(args: argparse.Namespace) -> int:
         endpoint = resolve_endpoint(_NO_CONTRACT, args.url, None, args.trust_environment)
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
+    from packata_sql.doctor import login_lines, presence_lines
+
     print(f"target: {endpoint.describe()}")
+    print("\n".join(login_lines(endpoint, from_url=bool(args.url))))
     endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
@@ -221,6 +302,8 @@ def doctor(args: argparse.Namespace) -> int:
             print("authored SQL rules: refused (read-only-not-guaranteed)")
             print("  use a login without these routes, or pass --trust-environment to accept "
                   "the risk")
+        if args.contract:
+            print("\n".join(presence_lines(session, contract, endpoint.schema)))
     finally:
         session.close()
     return 0

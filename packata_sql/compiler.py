@@ -176,8 +176,7 @@ def _compile_rule(
     if handler is None:
         if not definition.metric:
             return None, []  # the loader already reported the missing metric
-        return None, [site.finding("unknown-metric",
-                                   f"'{definition.metric}' is not a metric of catalog odcs 3.2.0")]
+        return None, [site.finding("unknown-metric", _unknown_metric(definition.metric))]
     if not dialect.library_metrics:
         return None, [site.finding("dialect-not-supported",
                                    f"library metrics are not rendered for {dialect.name} yet")]
@@ -297,3 +296,12 @@ def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
         return None
     bound, _ = bind(definition.query, dialect, segments, column)
     return None if bound is None else SqlPlan(plan.rule, bound.sql, bound.parameters)
+
+
+def _unknown_metric(metric: str) -> str:
+    from packata_sql.catalog import HANDLERS
+    from packata_sql.names import closest
+
+    match = closest(metric, HANDLERS)
+    hint = f"; did you mean '{match}'?" if match else ""
+    return f"'{metric}' is not a metric of catalog odcs 3.2.0{hint}"

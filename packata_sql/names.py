@@ -34,9 +34,11 @@ def closest(name: str, candidates: Iterable[str]) -> str | None:
     return by_folded[found[0]] if found else None
 
 
-def closest_hint(kind: str, name: str, candidates: Iterable[str]) -> str | None:
+def closest_hint(kind: str, name: str, candidates: Iterable[str]) -> str:
+    """Names the missing thing, and the closest one the session can see as the likely fix."""
     match = closest(name, candidates)
-    return None if match is None else f"the closest {kind} the session can see is '{match}'"
+    missing = f"no {kind} '{name}'"
+    return missing if match is None else f"{missing}; did you mean '{match}'?"
 
 
 def find_column(dialect: Dialect, columns: Mapping[str, object], name: str, *,

@@ -96,3 +96,48 @@ def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Fami
         for plan in plans
         for name, declared in zip(plan.columns, plan.declared_types, strict=True)
     }
+
+
+INSPECT_LIMIT = 20
+
+
+def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
+                  families: Mapping[str, Family | None]) -> exp.Select | None:
+    """The handler's query listing offending keys, or None (a row count blames no row)."""
+    from packata_sql.catalog import MetricHandler
+    from packata_sql.contracts.model import Library
+
+    if not (isinstance(plan.handler, MetricHandler) and isinstance(plan.library, Library)):
+        return None  # constraint handlers do not name their offending rows yet
+    context = MeasureContext(dialect, dialect.table(segments), families)
+    try:
+        return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
+    except TypeMismatch:
+        return None
+
+
+def inspect_sql(query: exp.Select, dialect: Dialect) -> str:
+    """What a user runs to see the offending keys: the first INSPECT_LIMIT of them."""
+    return dialect.render(query.limit(INSPECT_LIMIT))
+
+
+def sample_sql(query: exp.Select, dialect: Dialect, limit: int) -> str:
+    """Up to `limit` offending rows folded into one text cell, so the read-only single-cell
+    path fetches them (for `--samples`, printed on stderr only)."""
+    names = [f"c{i}" for i in range(len(query.expressions))]
+    parts: list[exp.Expr] = []
+    for name in names:
+        if parts:
+            parts.append(exp.Literal.string(", "))
+        column = exp.column(name, quoted=True)
+        quoted = exp.Concat(expressions=[exp.Literal.string("'"), exp.cast(column, "TEXT"),
+                                         exp.Literal.string("'")])
+        parts.append(exp.Case().when(exp.Is(this=column.copy(), expression=exp.Null()),
+                                     exp.Literal.string("NULL")).else_(quoted))
+    row = parts[0] if len(parts) == 1 else exp.Concat(expressions=parts)
+    aliased = query.copy()
+    aliased.set("expressions", [exp.alias_(e, name, quoted=True)
+                                for name, e in zip(names, query.expressions, strict=True)])
+    folded = exp.select(exp.GroupConcat(this=row, separator=exp.Literal.string(" | "))).from_(
+        aliased.limit(limit).subquery("packata_samples"))
+    return dialect.render(folded)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
+from typing import Any
 
-from packata_sql.contracts.model import Category, Finding, Severity
+from packata_sql.contracts.model import Category, Finding, Rule, Severity
 
 
 class Status(Enum):
@@ -58,6 +59,14 @@ class RuleResult:
     #: Skipped because it is not executable by design (a text rule, a custom rule for
     #: another tool), not because something went wrong.
     descriptive: bool = False
+    #: Where the rule applies and what it measures, for labels: `object.column`, the metric
+    #: (None for SQL and text rules), its line in the contract, its expectations in words.
+    target: str | None = None
+    metric: str | None = None
+    line: int | None = None
+    expectation: str | None = None
+    #: For a failed library rule: a query listing its offending keys (LIMIT 20), to run by hand.
+    inspect_sql: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,9 +90,21 @@ class Report:
     routes: tuple[str, ...] = ()
     #: What the declaration says of itself (format, policy version, SHA-256), when it does.
     declaration: dict[str, str | None] = field(default_factory=dict)
+    #: Contract metadata and timing for report headers (JUnit properties, summary line).
+    contract_id: str | None = None
+    contract_version: str | None = None
+    started_at: str | None = None  # ISO 8601, UTC
+    elapsed_ms: int | None = None
+
+    @property
+    def executed(self) -> int:
+        """Rules that produced a measurement (passed or failed)."""
+        return sum(1 for r in self.results if r.status in (Status.PASSED, Status.FAILED))
 
     @property
     def complete(self) -> bool:
+        if not self.executed:  # a contract that checks nothing never passes
+            return False
         return all(r.status in (Status.PASSED, Status.FAILED) or self._accepted(r)
                    for r in self.results)
 
@@ -125,3 +146,16 @@ class Report:
         if outcome is Outcome.WARN and fail_on_warning:
             return 1
         return EXIT_CODES[outcome]
+
+
+def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
+    """A rule's result, with what labels need: where it applies, its metric, its line and
+    its expectations in words."""
+    from packata_sql.expectations import describe
+
+    target = rule.target
+    return RuleResult(
+        rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
+        target=".".join((target.object_name, *target.property_path)),
+        metric=getattr(rule.definition, "metric", None), line=rule.line,
+        expectation=" and ".join(describe(e) for e in rule.expectations) or None, **fields)

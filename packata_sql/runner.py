@@ -6,6 +6,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -17,8 +18,9 @@ from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import ObjectWork, Scan, build_scan, work_units
+from packata_sql.progress import Progress
 from packata_sql.readonly import Decision
-from packata_sql.report import Diagnostic, Report, RuleResult, Status
+from packata_sql.report import Diagnostic, Report, RuleResult, Status, result_of
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
 
@@ -53,6 +55,15 @@ class RunOptions:
     parameters: dict[str, object] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
     accept_unexecutable: bool = False
+    #: Told when each object's scan or SQL rule starts and ends (progress on stderr).
+    progress: Callable[[Progress], None] | None = None
+    #: Told the engine's own message and the SQL of each errored statement (`--verbose`,
+    #: stderr only: neither ever reaches a report).
+    on_error: Callable[[str, str, str | None], None] | None = None
+    #: `--samples N`: up to N offending rows of each failed library rule, handed as text to
+    #: `on_samples` (the terminal), never to a result.
+    samples: int = 0
+    on_samples: Callable[[str, str], None] | None = None
 
 
 def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
@@ -60,9 +71,7 @@ def diagnostic(code: str, provider_code: str | None = None, detail: str | None =
     return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
 
 
-def _result(rule: Rule, status: Status, **fields: Any) -> RuleResult:
-    return RuleResult(rule.key, rule.source_path, rule.category, rule.severity, status,
-                      name=rule.name, **fields)
+_result = result_of
 
 
 @dataclass
@@ -85,6 +94,20 @@ class _Run:
     def budget_bound(self) -> bool:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
+    def notify(self, step: str, label: str = "", rules: int = 0, total: int = 0) -> None:
+        if self.options.progress is not None:
+            self.options.progress(Progress(step, label, rules, total))
+
+    def engine_error(self, error: Exception, plans: Sequence[AnyPlan], sql: str | None) -> None:
+        """Hands the engine's own message (the exception the session translated) to
+        `--verbose`; it never reaches a result."""
+        if self.options.on_error is None:
+            return
+        cause = error.__cause__ or error.__context__
+        message = f"{type(cause).__name__}: {cause}" if cause is not None else str(error)
+        for key in [plan.rule.key for plan in plans] or [""]:  # "": the connection itself
+            self.options.on_error(key, message, sql)
+
     def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None) -> None:
         for plan in plans:
@@ -103,6 +126,7 @@ def run(
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
     state = _Run(options, clock, clock(), prefix=endpoint.schema)
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = _result(
@@ -125,13 +149,20 @@ def run(
                 read_only = decision.level
             except ProviderError as error:
                 connection_problem = str(error)
+                state.engine_error(error, [], None)
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
+                state.notify("started", total=compiled.executable)
                 for unit in work_units(compiled.ordered):
                     if isinstance(unit, SqlPlan):
+                        state.notify("sql", unit.rule.key, 1)
                         _run_sql(state, session, unit)
+                        state.notify("done", unit.rule.key, 1)
                     else:
+                        label, count = ".".join(unit.segments), len(unit.plans) + len(unit.catalog)
+                        state.notify("scan", label, count)
                         _run_object(state, session, unit)
+                        state.notify("done", label, count)
     except KeyboardInterrupt:
         interrupted = True
         if session is not None:
@@ -150,7 +181,9 @@ def run(
                   schema=session.schema if session is not None else None,
                   accept_unexecutable=accept,
                   authored_sql=decision.authored_label if decision else None,
-                  routes=decision.routes if decision else ())
+                  routes=decision.routes if decision else (), contract_id=contract.id,
+                  contract_version=contract.version, started_at=started_at,
+                  elapsed_ms=int((clock() - state.started) * 1000))
 
 
 def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
@@ -201,6 +234,7 @@ def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],
                                    session.columns)
     except ProviderError as error:
         hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        state.engine_error(error, plans, None)
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
     except Interrupted:
@@ -236,6 +270,7 @@ def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Fami
         return
     except ProviderError as error:
         if len(scan.plans) == 1:
+            state.engine_error(error, scan.plans, scan.sql)
             state.settle(scan.plans, Status.ERROR, error.category, error.code)
             return
         for plan in scan.plans:  # one bad rule must not take the others down
@@ -244,10 +279,16 @@ def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Fami
         return
     elapsed = int((state.clock() - started) * 1000)
     for index, plan in enumerate(scan.plans):
-        state.results[plan.rule.key] = _evaluate(
+        result = _evaluate(
             plan, row[index + 1], row[0], elapsed, fused=len(scan.plans) > 1,
             sql=scan.sql if state.options.show_sql else None,
         )
+        if result.status is Status.FAILED:
+            from packata_sql.triage import triage
+
+            result = triage(session, scan.object_segments, plan, families, result,
+                            state.options, state.remaining, state.engine_error)
+        state.results[plan.rule.key] = result
 
 
 def _limit_code(state: _Run) -> str:
@@ -278,12 +319,13 @@ def _probe(state: _Run, session: Session, segments: tuple[str, ...], exact: bool
         return other, columns
 
 
-def _object_hint(session: Session, segments: tuple[str, ...]) -> str | None:
+def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
     try:
         visible = session.objects(segments[-2] if len(segments) > 1 else None)
     except (ProviderError, Interrupted):
-        return None
-    return closest_hint("object", segments[-1], visible)
+        visible = []
+    return closest_hint("object", ".".join(segments), visible) if not visible else \
+        closest_hint("object", segments[-1], visible)
 
 
 def _plan_columns(state: _Run, session: Session, columns: dict[str, Family],
@@ -356,6 +398,7 @@ def _run_sql(state: _Run, session: Session, plan: SqlPlan) -> None:
         if again is not None:
             _run_sql(state, session, again)
             return
+        state.engine_error(error, [plan], plan.sql)
         state.settle([plan], Status.ERROR, error.category, error.code)
         return
     elapsed = int((state.clock() - started) * 1000)

@@ -51,7 +51,18 @@ class ProviderError(Exception):
 
     MESSAGES: ClassVar[dict[str, str]] = {
         "connection-failed": "could not open a read-only connection to the database",
-        "authentication-failed": "the server refused the login (wrong user or password)",
+        "authentication-failed": "the server refused the login (wrong user or password); check "
+                                 "the user and password in the URL or the PACKATA_<SERVER>_* "
+                                 "variables",
+        "connection-refused": "the server refused the connection; is the database running and "
+                              "listening on that host and port?",
+        "host-not-found": "the host name could not be resolved; check the host in the URL or "
+                          "the server entry",
+        "connection-timeout": "the server did not answer in time; check the host, the port "
+                              "and any firewall or VPN between",
+        "unknown-database": "the server has no such database, or the login may not use it; "
+                            "check the database name",
+        "unknown-role": "the server has no such user (role); check the user name",
         "connection-lost": "the connection to the database was lost during the measurement",
         "missing-object": "the object does not exist or cannot be read",
         "missing-schema": "the declared schema does not exist or cannot be read",

@@ -145,8 +145,12 @@ class MetricHandler:
             findings.append(site.finding("wrong-scope", f"'{self.name}' cannot be declared on {scope}"))
         for key, _ in library.arguments:
             if key not in self.arguments:
+                from packata_sql.names import closest
+
+                match = closest(key, self.arguments)
+                hint = f"; did you mean '{match}'?" if match else ""
                 findings.append(site.finding(
-                    "unknown-argument", f"'{self.name}' takes no argument '{key}'"
+                    "unknown-argument", f"'{self.name}' takes no argument '{key}'{hint}"
                 ))
         if rule.unit not in UNITS:
             findings.append(site.finding("unknown-unit", "'unit' must be 'rows' or 'percent'"))
@@ -167,6 +171,20 @@ class MetricHandler:
     def columns(self, rule: Rule, library: Library, schema: SchemaObject | None) -> tuple[str, ...]:
         """Physical columns the count reads; each must exist before anything runs."""
         return (rule.target.physical_property,) if rule.target.physical_property else ()
+
+    def offending(self, rule: Rule, library: Library, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        """The predicate a row the count counts satisfies (None: no single row is to blame)."""
+        return None
+
+    def inspect(self, rule: Rule, library: Library, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """A query listing the offending keys, for failure triage; never run by a check."""
+        predicate = self.offending(rule, library, context, columns)
+        if predicate is None:
+            return None
+        selected: list[exp.Expr] = [context.column(c) for c in columns] or [exp.Star()]
+        return exp.select(*selected).from_(context.table.copy()).where(predicate)
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:

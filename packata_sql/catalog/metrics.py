@@ -60,6 +60,10 @@ class NullValues(MetricHandler):
               columns: tuple[str, ...]) -> exp.Expr:
         return exp.Sub(this=_rows(), expression=exp.Count(this=context.column(columns[0])))
 
+    def offending(self, rule: Rule, library: Library, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        return exp.Is(this=context.column(columns[0]), expression=exp.Null())
+
 
 class MissingValues(MetricHandler):
     name = "missingValues"
@@ -75,10 +79,15 @@ class MissingValues(MetricHandler):
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
+        predicate = self.offending(rule, library, context, columns)
+        assert predicate is not None
+        return _count_when(predicate)
+
+    def offending(self, rule: Rule, library: Library, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
         members = library.argument("missingValues")
         assert isinstance(members, tuple)
-        held = held_members(members, rule.target.logical_type)
-        return _count_when(context.any_member(columns[0], held))
+        return context.any_member(columns[0], held_members(members, rule.target.logical_type))
 
 
 class InvalidValues(MetricHandler):
@@ -117,6 +126,18 @@ class InvalidValues(MetricHandler):
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
+        # CASE sends both false and unknown (NULL) to the invalid branch.
+        return exp.Count(this=exp.Case().when(self._valid(rule, library, context, columns),
+                                              exp.Null()).else_(_ONE))
+
+    def offending(self, rule: Rule, library: Library, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        flag = exp.Case().when(self._valid(rule, library, context, columns),
+                               exp.Literal.number(0)).else_(_ONE)
+        return exp.EQ(this=flag, expression=_ONE)
+
+    def _valid(self, rule: Rule, library: Library, context: MeasureContext,
+               columns: tuple[str, ...]) -> exp.Expr:
         name = columns[0]
         column = context.column(name)
         criteria: list[exp.Expr] = []
@@ -141,8 +162,7 @@ class InvalidValues(MetricHandler):
         valid = criteria[0]
         for criterion in criteria[1:]:
             valid = exp.And(this=valid, expression=criterion)
-        # CASE sends both false and unknown (NULL) to the invalid branch.
-        return exp.Count(this=exp.Case().when(valid, exp.Null()).else_(_ONE))
+        return valid
 
 
 class DuplicateValues(MetricHandler):
@@ -207,6 +227,14 @@ class DuplicateValues(MetricHandler):
         keys = exp.select(*(context.key(c) for c in columns)).distinct().from_(context.table.copy())
         distinct_keys = exp.select(_rows()).from_(keys.subquery("packata_keys"))
         return exp.Sub(this=_rows(), expression=distinct_keys.subquery())
+
+    def inspect(self, rule: Rule, library: Library, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """Each duplicated key with how often it occurs (NULL keys grouped as one)."""
+        keys = [context.column(c) for c in columns]
+        return (exp.select(*keys, exp.alias_(_rows(), "occurrences", quoted=True))
+                .from_(context.table.copy()).group_by(*keys)
+                .having(exp.GT(this=_rows(), expression=_ONE)))
 
 
 HANDLERS: dict[str, MetricHandler] = {

@@ -208,6 +208,9 @@ class Contract:
     drift_overrides: tuple[tuple[str, str], ...] = ()
     #: What the report records about the declaration itself: format, version, SHA-256.
     declaration: tuple[tuple[str, str | None], ...] = ()
+    #: The contract's own `id` and `version` (for report metadata), when it gives them.
+    id: str | None = None
+    version: str | None = None
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

@@ -100,10 +100,9 @@ class _Reader:
         known = getattr(known_keys(), kind) | _EXTRA_KEYS.get(kind, frozenset())
         for key in node:
             if key not in known:
-                self.findings.append(Finding(
-                    "unknown-key", f"unknown key '{key}' is ignored", where, Level.WARNING,
-                    line=self.line((*yaml_path, key)),
-                ))
+                code, message = unknown_key(str(key), known, operator=kind == "quality")
+                self.findings.append(Finding(code, message, where, Level.WARNING,
+                                             line=self.line((*yaml_path, key))))
 
 
 def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
@@ -133,7 +132,24 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
     drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
                     tuple(o for o in objects if o is not None), accept_unexecutable=accept,
-                    schema_drift=drift)
+                    schema_drift=drift, id=_metadata(document.get("id")),
+                    version=_metadata(document.get("version")))
+
+
+def unknown_key(key: str, known: frozenset[str], *, operator: bool) -> tuple[str, str]:
+    """The finding for a key no ODCS version defines, with the closest known spelling; a
+    misspelt `mustBe…` operator is `unknown-operator` (the rule would have no expectation)."""
+    from packata_sql.names import closest
+
+    match = closest(key, known)
+    hint = f"; did you mean '{match}'?" if match else ""
+    if operator and key.replace("_", "").lower().startswith("mustbe"):
+        return "unknown-operator", f"unknown operator '{key}' is ignored{hint}"
+    return "unknown-key", f"unknown key '{key}' is ignored{hint}"
+
+
+def _metadata(value: object) -> str | None:
+    return None if value is None or isinstance(value, dict | list) else str(value)
 
 
 def _accepts_unexecutable(reader: _Reader, raw: object) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from importlib import resources
 from pathlib import Path
@@ -72,12 +73,36 @@ def contract_path() -> Path:
     return Path(str(resources.files("packata_sql.demo").joinpath("contract.yaml")))
 
 
+def user_contract(database: Path) -> Path:
+    """A copy of the shipped contract beside the warehouse, its server pointing at the real
+    file, so the next command a user copies (`packata-sql check FILE`) works as printed."""
+    text = contract_path().read_text(encoding="utf-8")
+    copy = database.parent / "demo-contract.yaml"
+    written = text.replace("database: demo.duckdb", f"database: {database.name}")
+    if not copy.exists() or copy.read_text(encoding="utf-8") != written:
+        copy.write_text(written, encoding="utf-8")
+    return copy
+
+
+def program() -> str:
+    """How to call packata-sql in a command the user copies: the bare name when it is on PATH,
+    else the script beside this Python (`.venv/bin/packata-sql` after `make demo`)."""
+    import shutil
+
+    beside = Path(sys.executable).parent / "packata-sql"
+    on_path = shutil.which("packata-sql")
+    if on_path and (not beside.exists() or Path(on_path).resolve() == beside.resolve()):
+        return "packata-sql"
+    return shlex.quote(str(beside)) if beside.exists() else f"{shlex.quote(sys.executable)} -m packata_sql"
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from packata_sql.commands import check_report, emit, load_contract
     from packata_sql.endpoint import Endpoint
 
     database = warehouse(rebuild=args.rebuild)
-    contract = load_contract(str(contract_path()), "exclusive")
+    copy = user_contract(database)
+    contract = load_contract(str(copy), "exclusive")
     endpoint = Endpoint("duckdb", str(database))
     check_args = argparse.Namespace(
         select=None, odcs_between="exclusive", timeout=300.0, budget=None,
@@ -89,6 +114,9 @@ def run_demo(args: argparse.Namespace) -> int:
         print(
             "\nThe demo has deliberate defects: invalid e-mails and duplicate order ids fail "
             "(severity error),\nunknown country codes fail as a warning, and the text rule is "
-            "skipped because text rules are not executable.",
+            "skipped because text rules are not executable.\n"
+            "That is why packata-sql exits 1 here: failures of severity error.\n\n"
+            f"Next, check the same contract yourself:\n  {program()} check {shlex.quote(str(copy))}\n"
+            f"or see its SQL:\n  {program()} compile {shlex.quote(str(copy))} --format sql",
         )
     return report.exit_code()

@@ -19,6 +19,8 @@ def report_document(report: Report) -> dict[str, Any]:
     document: dict[str, Any] = {
         "format": FORMAT,
         "contract": report.contract,
+        "contract_id": report.contract_id,
+        "contract_version": report.contract_version,
         "target": report.target,
         "schema": report.schema,
         "outcome": report.outcome.value,
@@ -30,6 +32,8 @@ def report_document(report: Report) -> dict[str, Any]:
         "settings": report.settings,
         "summary": report.summary(),
         "summary_by_category": report.summary_by_category(),
+        "started_at": report.started_at,
+        "elapsed_ms": report.elapsed_ms,
         "descriptive_only": report.descriptive_only,
         "accepted_unexecuted": report.accepted_unexecuted,
         "rules": [_rule(r) for r in report.results],
@@ -48,6 +52,10 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "key": result.key,
         "name": result.name,
         "source_path": result.source_path,
+        "line": result.line,
+        "target": result.target,
+        "metric": result.metric,
+        "expectation": result.expectation,
         "category": result.category.value,
         "severity": result.severity.value,
         "status": result.status.value,
@@ -68,6 +76,8 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         document["changes"] = list(result.changes)
     if result.sql is not None:
         document["sql"] = result.sql
+    if result.inspect_sql is not None:
+        document["inspect_sql"] = result.inspect_sql
     return document
 
 

@@ -1,51 +1,84 @@
-"""JUnit XML: one testcase per rule; failed → <failure>, error → <error>, others → <skipped>."""
+"""JUnit XML: one testcase per rule (classname `object.column`, name the rule key); failed →
+<failure>, error → <error>, others → <skipped>. A failed warning-severity rule is a failure
+only under `--fail-on warning`, so the CI colour matches the exit code."""
 
 from __future__ import annotations
 
 from xml.etree import ElementTree
 
-from packata_sql.report import Report, Status
-from packata_sql.values import format_value
+from packata_sql.contracts.model import Severity
+from packata_sql.render.words import expected_text, value_text
+from packata_sql.report import Report, RuleResult, Status
 
 
-def render_junit(report: Report) -> str:
+def _is_failure(result: RuleResult, fail_on_warning: bool) -> bool:
+    return result.status is Status.FAILED and (
+        result.severity is not Severity.WARNING or fail_on_warning)
+
+
+def _properties(suite: ElementTree.Element, report: Report) -> None:
+    properties = ElementTree.SubElement(suite, "properties")
+    values = {"contract_id": report.contract_id, "contract_version": report.contract_version,
+              "target": report.target, "read_only": report.read_only,
+              "outcome": report.outcome.value,
+              "descriptive_only": report.descriptive_only,
+              "accepted_unexecuted": report.accepted_unexecuted}
+    for name, value in values.items():
+        if value is not None:
+            ElementTree.SubElement(properties, "property", {"name": name, "value": str(value)})
+
+
+def render_junit(report: Report, *, fail_on_warning: bool = False) -> str:
     summary = report.summary()
-    suite = ElementTree.Element("testsuite", {
+    failures = sum(1 for r in report.results if _is_failure(r, fail_on_warning))
+    attributes = {
         "name": f"packata-sql {report.contract}",
         "tests": str(len(report.results)),
-        "failures": str(summary["failed"]),
+        "failures": str(failures),
         "errors": str(summary["error"]),
         "skipped": str(summary["inconclusive"] + summary["skipped"]),
-        "time": f"{sum(r.elapsed_ms for r in report.results) / 1000:.3f}",
-    })
-    properties = ElementTree.SubElement(suite, "properties")
-    for name, count in (("descriptive_only", report.descriptive_only),
-                        ("accepted_unexecuted", report.accepted_unexecuted)):
-        ElementTree.SubElement(properties, "property", {"name": name, "value": str(count)})
+        "time": f"{(report.elapsed_ms or 0) / 1000:.3f}",
+    }
+    if report.started_at:
+        attributes["timestamp"] = report.started_at
+    suite = ElementTree.Element("testsuite", attributes)
+    _properties(suite, report)
     for result in report.results:
-        case = ElementTree.SubElement(suite, "testcase", {
-            "classname": result.source_path.split(".quality")[0],
-            "name": result.key,
-            "time": f"{result.elapsed_ms / 1000:.3f}",
-        })
-        measured = "" if result.value is None else f"measured {format_value(result.value)}"
-        if result.status is Status.FAILED:
-            failure = ElementTree.SubElement(case, "failure", {
-                "type": result.severity.value,
-                "message": f"{measured}; expected {', '.join(result.failed)}",
-            })
-            failure.text = f"{result.key}: {measured} {result.unit or ''}".strip()
-        elif result.status is Status.ERROR:
-            diagnostic = result.diagnostic
-            ElementTree.SubElement(case, "error", {
-                "type": diagnostic.code if diagnostic else "error",
-                "message": diagnostic.message if diagnostic else "",
-            })
-        elif result.status is not Status.PASSED:
-            diagnostic = result.diagnostic
-            label = f"{result.status.value}: {diagnostic.code if diagnostic else ''}"
-            if result.descriptive and report.accept_unexecutable:
-                label += " (accepted unexecuted)"
-            ElementTree.SubElement(case, "skipped", {"message": label})
+        _testcase(suite, report, result, fail_on_warning)
     ElementTree.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, "unicode") + "\n"
+
+
+def _testcase(suite: ElementTree.Element, report: Report, result: RuleResult,
+              fail_on_warning: bool) -> None:
+    case = ElementTree.SubElement(suite, "testcase", {
+        "classname": result.target or result.source_path.split(".quality")[0],
+        "name": result.key,
+        "time": f"{result.elapsed_ms / 1000:.3f}",
+    })
+    out: list[str] = []
+    measured = value_text(result)
+    message = f"measured {measured}; expected {expected_text(result)}" if measured else ""
+    if _is_failure(result, fail_on_warning):
+        failure = ElementTree.SubElement(case, "failure", {
+            "type": result.severity.value, "message": message})
+        failure.text = f"{result.key}: {message}" + (
+            f"\ninspect: {result.inspect_sql}" if result.inspect_sql else "")
+    elif result.status is Status.FAILED:  # a warning: reported, not failed
+        out.append(f"warning: {message}")
+    elif result.status is Status.ERROR:
+        diagnostic = result.diagnostic
+        ElementTree.SubElement(case, "error", {
+            "type": diagnostic.code if diagnostic else "error",
+            "message": diagnostic.message if diagnostic else "",
+        })
+    elif result.status is not Status.PASSED:
+        diagnostic = result.diagnostic
+        label = f"{result.status.value}: {diagnostic.code if diagnostic else ''}"
+        if result.descriptive and report.accept_unexecutable:
+            label += " (accepted unexecuted)"
+        ElementTree.SubElement(case, "skipped", {"message": label})
+    if result.sql:  # only with --show-sql
+        out.append(result.sql)
+    if out:
+        ElementTree.SubElement(case, "system-out").text = "\n".join(out)

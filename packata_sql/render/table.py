@@ -1,48 +1,44 @@
-"""The human report: a rich table, colour only when stdout is a terminal."""
+"""The human report: a rich table. The caller decides colour and width (rich detects them
+for a terminal, honouring NO_COLOR and FORCE_COLOR); files get plain text."""
 
 from __future__ import annotations
 
 import io
-import shutil
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from packata_sql.report import Outcome, Report, RuleResult, Status
-from packata_sql.values import format_value
+from packata_sql.contracts.model import Severity
+from packata_sql.render.words import (
+    OUTCOME_COLOURS,
+    duration,
+    expected_text,
+    headline,
+    label,
+    nothing_executed,
+    ordered,
+    status_word,
+    value_text,
+    why_text,
+)
+from packata_sql.report import Report, RuleResult, Status
 
 _STYLES = {
     Status.PASSED: "green",
-    Status.FAILED: "red",
+    Status.FAILED: "bold red",
     Status.ERROR: "magenta",
     Status.INCONCLUSIVE: "yellow",
     Status.SKIPPED: "dim",
 }
-_OUTCOME_STYLES = {Outcome.PASS: "bold green", Outcome.WARN: "bold yellow",
-                   Outcome.FAIL: "bold red", Outcome.INCOMPLETE: "bold yellow"}
+FILE_WIDTH = 100
 
 
 def _status(result: RuleResult) -> Text:
-    label = result.status.value
-    if result.status is Status.FAILED and result.severity.value == "warning":
-        label = "failed (warning)"
-    return Text(label, style=_STYLES[result.status])
-
-
-def _value(result: RuleResult) -> str:
-    if result.value is None:
-        return ""
-    unit = "%" if result.unit == "percent" else f" {result.unit or ''}"
-    return f"{format_value(result.value)}{unit}".rstrip()
-
-
-def _why(result: RuleResult) -> str:
-    if result.status is Status.FAILED:
-        return "expected " + " and ".join(result.failed)
-    if result.diagnostic is not None:
-        return f"{result.diagnostic.code}: {result.diagnostic.message}"
-    return ""
+    style = _STYLES[result.status]
+    if result.status is Status.FAILED and result.severity is Severity.WARNING:
+        style = "yellow"
+    return Text(status_word(result).replace(" (", "\n("), style=style)
 
 
 def _descriptive(report: Report) -> str:
@@ -57,25 +53,47 @@ def _descriptive(report: Report) -> str:
             " (--accept-unexecutable accepts them)")
 
 
-def render_table(report: Report, *, color: bool) -> str:
+def _rule_cell(result: RuleResult) -> Text:
+    """The label, the key beneath it when they differ, the reason it did not run cleanly and,
+    with --show-sql, the SQL."""
+    text = Text(label(result))
+    if label(result) != result.key:
+        text.append(f"\n{result.key}", style="dim")
+    if result.status is not Status.FAILED and result.diagnostic is not None:
+        text.append(f"\n{why_text(result)}", style=_STYLES[result.status])
+    if result.inspect_sql:
+        text.append(f"\ninspect: {result.inspect_sql}", style="dim")
+    if result.sql:
+        text.append(f"\n{result.sql}", style="cyan")
+    return text
+
+
+def _measured_cell(result: RuleResult) -> Text:
+    text = Text(value_text(result))
+    expected = expected_text(result)
+    if result.status is Status.FAILED:
+        expected = "expected " + " and ".join(result.failed) + (
+            " %" if result.unit == "percent" else "")
+    elif expected:
+        expected = "expected " + expected
+    if expected:
+        text.append(("\n" if text else "") + expected, style="dim" if result.status is
+                    Status.PASSED else "")
+    return text
+
+
+def render_table(report: Report, *, color: bool, width: int | None = None) -> str:
     buffer = io.StringIO()
-    width = max(100, shutil.get_terminal_size((120, 24)).columns)
-    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
-                      highlight=False)
+    console = Console(file=buffer, force_terminal=color, no_color=not color,
+                      width=width or FILE_WIDTH, highlight=False, emoji=False)
     schema = f" · schema: {report.schema}" if report.schema else ""
     table = Table(title=f"packata-sql check · {report.contract}{schema}", title_justify="left",
                   expand=False, show_lines=False)
     table.add_column("status", no_wrap=True)
     table.add_column("rule", overflow="fold")
-    table.add_column("severity", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("why", overflow="fold")
-    for result in report.results:
-        label = Text(result.key)
-        if result.name:
-            label.append(f"\n{result.name}", style="dim")
-        table.add_row(_status(result), label, result.severity.value, _value(result),
-                      Text(_why(result)))
+    table.add_column("measured", overflow="fold", justify="right", min_width=14)
+    for result in ordered(report.results):
+        table.add_row(_status(result), _rule_cell(result), _measured_cell(result))
     console.print(table)
     # Rule errors already show as skipped rows; list warnings and contract-level problems.
     notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]
@@ -88,13 +106,17 @@ def render_table(report: Report, *, color: bool) -> str:
         for category, summary in categories.items():
             shown = ", ".join(f"{n} {s}" for s, n in summary.items() if n)
             console.print(Text(f"{category}: {shown}"))
-    counts = ", ".join(f"{n} {s}" for s, n in report.summary().items() if n)
-    outcome = report.outcome
+    why_not = nothing_executed(report)
+    if why_not:
+        console.print(Text.assemble(("incomplete", "yellow"), f": {why_not}"))
+    outcome, _, rest = headline(report).partition(" · ")
     console.print(Text.assemble(
-        (outcome.value.upper(), _OUTCOME_STYLES[outcome]),
-        f" · {counts or 'no rules'}{_descriptive(report)} · read-only: {report.read_only or 'not connected'}"
+        (outcome, f"bold {OUTCOME_COLOURS[report.outcome]}"),
+        f" · {rest}{_descriptive(report)}"
+        f" · read-only: {report.read_only or 'not connected'}"
         + (f" · authored SQL: {report.authored_sql}" if report.authored_sql else "")
-        + f" · target: {report.target}" + (" · interrupted" if report.interrupted else ""),
+        + f" · target: {report.target}" + (" · interrupted" if report.interrupted else "")
+        + (f" · {duration(report)}" if report.elapsed_ms is not None else ""),
     ))
     if report.routes:
         console.print(Text.assemble(("routes", "yellow"),

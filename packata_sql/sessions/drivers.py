@@ -35,10 +35,10 @@ _CLEARTEXT_PLUGINS = ("mysql_clear_password", "dialog")
 
 class ConnectTimeout(ProviderError):
     """The server took longer than the connect limit: said in those words on stderr and in
-    `doctor`; reports carry `connection-failed` with provider code `connect-timeout`."""
+    `doctor`; reports carry `connection-timeout` with provider code `connect-timeout`."""
 
     def __init__(self) -> None:
-        super().__init__("connection-failed", "connect-timeout")
+        super().__init__("connection-timeout", "connect-timeout")
         self.args = ("the server did not answer in time to open a connection (the limit is "
                      "--timeout, or what is left of --budget; at most 10 s)",)
 

@@ -59,6 +59,17 @@ def session_sql_mode(configured: str) -> str:
                     if mode and mode.strip().upper() not in _FOREIGN_MODES)
 
 
+#: PyMySQL's 2003 "Can't connect" carries the socket error's text; 2005 is an unknown host.
+_CONNECTION_TEXTS = (
+    ("connection refused", "connection-refused"),
+    ("errno 111", "connection-refused"),
+    ("name or service not known", "host-not-found"),
+    ("nodename nor servname", "host-not-found"),
+    ("unknown mysql server host", "host-not-found"),
+    ("timed out", "connection-timeout"),  # 2013 during the handshake: no greeting in time
+)
+
+
 class MySQLSession(TimedSession):
     def __init__(self, endpoint: Endpoint) -> None:
         import pymysql
@@ -126,6 +137,12 @@ class MySQLSession(TimedSession):
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
         if code in _AUTHENTICATION:
             return ProviderError("authentication-failed", str(code))
+        if code in (1044, 1049):  # ER_DBACCESS_DENIED_ERROR (MySQL hides which), ER_BAD_DB_ERROR
+            return ProviderError("unknown-database", str(code))
+        text = str(error).lower()
+        for needle, category in _CONNECTION_TEXTS:
+            if code in (2003, 2005, 2013) and needle in text:
+                return ProviderError(category, str(code))
         return ProviderError("connection-failed", str(code) if code else None)
 
     def _inspect_login(self) -> tuple[list[str], frozenset[tuple[str, ...]]]:

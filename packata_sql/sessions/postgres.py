@@ -77,6 +77,15 @@ def identity_problem(before: Sequence[Any], after: Sequence[Any]) -> str | None:
     return None
 
 
+#: libpq reports network failures without a SQLSTATE: its message names the kind.
+_CONNECTION_TEXTS = (
+    ("connection refused", "connection-refused"),
+    ("could not translate host name", "host-not-found"),
+    ("name or service not known", "host-not-found"),
+    ("timeout expired", "connection-timeout"),
+    ("timed out", "connection-timeout"),
+)
+
 class PostgresSession(TimedSession):
     def __init__(self, endpoint: Endpoint) -> None:
         import psycopg
@@ -107,8 +116,15 @@ class PostgresSession(TimedSession):
             return known
         code = getattr(error, "sqlstate", None)
         text = str(error).lower()
+        if code == "3D000" or ("database" in text and "does not exist" in text):
+            return ProviderError("unknown-database", code or "3D000")
+        if "role" in text and "does not exist" in text:
+            return ProviderError("unknown-role", code or "28000")
         if code in ("28P01", "28000") or "password authentication failed" in text:
             return ProviderError("authentication-failed", code or "28P01")
+        for needle, category in _CONNECTION_TEXTS:
+            if needle in text:
+                return ProviderError(category, code)
         return ProviderError("connection-failed", code)
 
     def _inspect_login(self) -> tuple[list[str], frozenset[tuple[str, ...]]]:

@@ -116,7 +116,7 @@ def test_check_against_a_server_that_never_answers_ends_within_the_limit(scheme,
     assert done.returncode == 2
     rule = json.loads(done.stdout)["rules"][0]
     assert (rule["status"], rule["diagnostic"]["code"], rule["diagnostic"]["provider_code"]) \
-        == ("error", "connection-failed", "connect-timeout")
+        == ("error", "connection-timeout", "connect-timeout")
     assert "did not answer in time" in done.stderr
 
 
@@ -128,7 +128,7 @@ def test_doctor_against_a_server_that_never_answers_ends_within_its_timeout(sche
                    "--timeout", "2")
     assert time.monotonic() - started < 2 + 6
     assert done.returncode == 2
-    assert "connection: failed (connection-failed): the server did not answer in time" \
+    assert "connection: failed (connection-timeout): the server did not answer in time" \
         in done.stdout
 
 

@@ -32,7 +32,7 @@ def test_demo_builds_a_warehouse_and_reports_passes_failures_and_a_warning(tmp_p
     assert report["read_only"] == "enforced"
     assert sum(1 for status, _ in statuses.values() if status == "passed") >= 5
     table = run("demo", env=env)
-    assert "failed (warning)" in table.stdout and "expected = 0" in table.stdout
+    assert "(warning)" in table.stdout and "expected = 0" in table.stdout
 
 
 def test_compile_prints_plans_and_findings_without_a_database(tmp_path):
@@ -93,3 +93,22 @@ def test_check_takes_typed_parameters(tmp_path):
     assert bad.returncode == 3 and "five" not in bad.stderr
     missing = run("check", str(contract), "--url", url, "--format", "json")
     assert json.loads(missing.stdout)["rules"][0]["diagnostic"]["code"] == "missing-parameter"
+
+
+def test_demo_ends_with_a_next_command_that_works(tmp_path):
+    """The command the demo prints is copied and run as printed (PATH without the venv)."""
+    import shlex
+
+    env = {**os.environ, "PACKATA_SQL_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    done = run("demo", env=env)
+    assert done.returncode == 1
+    assert "packata-sql exits 1 here: failures of severity error" in done.stdout
+    lines = done.stdout.splitlines()
+    command = lines[lines.index("Next, check the same contract yourself:") + 1].strip()
+    assert str(tmp_path / "demo-contract.yaml") in command
+    again = subprocess.run([*shlex.split(command), "--format", "json"], capture_output=True,
+                           text=True, timeout=300, env=env)
+    assert again.returncode == 1, again.stderr
+    report = json.loads(again.stdout)
+    assert report["target"] == f"duckdb:{tmp_path / 'demo-v1.duckdb'}"
+    assert {r["key"]: r["status"] for r in report["rules"]}["order_id_unique"] == "failed"

@@ -69,7 +69,7 @@ def test_typo_never_echoes_the_password(typo, contract):
 def test_own_words_stay_readable_in_argument_errors(contract):
     choice = packata("check", contract, "--format", "jsn")
     assert "invalid choice: (not shown" in choice.stderr
-    assert "(choose from 'table', 'json', 'junit')" in choice.stderr
+    assert "(choose from 'table', 'json', 'junit', 'markdown', 'github')" in choice.stderr
     unknown = packata("check", contract, "--urll", "x")
     assert "unrecognized arguments: --urll (not shown" in unknown.stderr
 

@@ -148,8 +148,8 @@ def test_unknown_keys_are_warnings_with_lines(tmp_path):
     found = [(f.code, f.level, f.source_path, f.line, f.message) for f in contract.findings]
     assert found == [
         ("unknown-key", Level.WARNING, "schema[0]", 9, "unknown key 'colour' is ignored"),
-        ("unknown-key", Level.WARNING, "schema[0].quality[0]", 12,
-         "unknown key 'mustBeLesThan' is ignored"),
+        ("unknown-operator", Level.WARNING, "schema[0].quality[0]", 12,
+         "unknown operator 'mustBeLesThan' is ignored; did you mean 'mustBeLessThan'?"),
     ]
 
 

@@ -1,0 +1,142 @@
+"""`packata-sql lint`: the contract checked without a database, against the official ODCS JSON
+Schema of its apiVersion (bundled) and packata-sql's own loader and compiler findings, each
+with file:line and, where a spelling is close, the right one. `check` runs it first."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from packata_sql.cli import UsageError
+from packata_sql.contracts.model import Contract, Level
+from packata_sql.contracts.odcs_schema import SCHEMA_VERSIONS, official_schema
+from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
+
+#: Misspellings found before connecting: `check` stops on them with exit 3.
+SPELLING = frozenset({"unknown-metric", "unknown-argument", "unknown-operator"})
+
+
+@dataclass(frozen=True)
+class Problem:
+    level: str  # "error" or "warning"
+    code: str
+    where: str  # the rule path or JSON path
+    line: int | None
+    message: str
+
+
+def schema_version(api_version: object) -> str:
+    """The bundled schema closest to the contract's apiVersion (v3.0.x → 3.0.2, …)."""
+    text = str(api_version or "").lstrip("v")
+    for version in SCHEMA_VERSIONS:
+        if text.split(".")[:2] == version.split(".")[:2]:
+            return version
+    return SCHEMA_VERSIONS[-1]
+
+
+def schema_problems(loaded: Loaded) -> list[Problem]:
+    from jsonschema.validators import validator_for
+
+    document: Any = loaded.value
+    version = schema_version(document.get("apiVersion") if isinstance(document, dict) else None)
+    schema = official_schema(version)
+    validator = validator_for(schema)(schema)
+    problems = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.path))):
+        path = tuple(error.absolute_path)
+        line = _line(loaded, path)
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+        problems.append(Problem("error", "odcs-schema", where, line,
+                                f"ODCS {version} schema: {_short(error.message)}"))
+    return problems
+
+
+def _line(loaded: Loaded, path: tuple[str | int, ...]) -> int | None:
+    """The line of the node, or of its nearest ancestor that has one."""
+    while True:
+        line = loaded.line(path)
+        if line is not None or not path:
+            return line
+        path = path[:-1]
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 200 else message[:197] + "…"
+
+
+def own_problems(contract: Contract) -> list[Problem]:
+    """The loader's findings plus the compiler's for the contract's own engine (DuckDB when
+    it names none): unknown metrics and arguments are only known there."""
+    from packata_sql.compile_sql import contract_dialect
+    from packata_sql.compiler import compile_contract
+    from packata_sql.dialects import get_dialect
+
+    compiled = compile_contract(contract, get_dialect(contract_dialect(contract) or "duckdb"))
+    findings = list(contract.findings)
+    findings += [f for f in compiled.findings if f not in findings]
+    return [Problem(f.level.value, f.code, f.source_path, f.line, f.message) for f in findings]
+
+
+def lint_problems(path: str, contract: Contract, *, fail_hard: bool = False) -> list[Problem]:
+    """For `check`: misspelt metrics, arguments and operators stop the run before connecting
+    (exit 3); other problems are left to the run's report."""
+    problems = own_problems(contract)
+    spelling = [p for p in problems if p.code in SPELLING]
+    if fail_hard and spelling:
+        raise UsageError("\n".join(_format(path, p) for p in spelling)
+                         + f"\n(fix the spelling; `packata-sql lint {path}` lists every problem)")
+    return problems
+
+
+def schema_notice(path: str) -> str | None:
+    """For `check`: one line saying the contract breaks the official schema, if it does (the
+    run goes on: packata-sql reads many contracts the schema is stricter about)."""
+    try:
+        problems = schema_problems(load_yaml_file(path))
+    except SourceError:
+        return None
+    if not problems:
+        return None
+    first = problems[0]
+    where = f"{path}:{first.line}" if first.line else path
+    more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+    return (f"lint: {where}: {first.message}{more}; `packata-sql lint {path}` lists them "
+            "(the check goes on)")
+
+
+def _format(path: str, problem: Problem) -> str:
+    where = f"{path}:{problem.line}" if problem.line else path
+    return f"{where}: {problem.level} {problem.code} at {problem.where}: {problem.message}"
+
+
+def lint_command(args: argparse.Namespace) -> int:
+    from packata_sql.commands import load_contract
+
+    try:
+        loaded = load_yaml_file(args.contract)
+    except SourceError as error:
+        raise UsageError(str(error)) from None
+    contract = load_contract(args.contract, args.odcs_between)
+    problems = schema_problems(loaded) + lint_problems(args.contract, contract)
+    problems.sort(key=lambda p: (p.line or 0, p.code))
+    for problem in problems:
+        print(_format(args.contract, problem))
+    errors = sum(1 for p in problems if p.level == Level.ERROR.value)
+    warnings = len(problems) - errors
+    executable = _executable(contract)
+    print(f"{args.contract}: {errors} error(s), {warnings} warning(s), "
+          f"{len(contract.rules)} rule(s) of which {executable} executable")
+    if not executable:
+        print(f"{args.contract}: no executable rule: `check` would end incomplete (exit 2)",
+              file=sys.stderr)
+    return 3 if errors else 0
+
+
+def _executable(contract: Contract) -> int:
+    from packata_sql.compile_sql import contract_dialect
+    from packata_sql.compiler import compile_contract
+    from packata_sql.dialects import get_dialect
+
+    return compile_contract(contract, get_dialect(contract_dialect(contract) or "duckdb")).executable

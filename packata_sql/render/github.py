@@ -1,0 +1,56 @@
+"""GitHub Actions workflow commands: one `::error`/`::warning` annotation per rule that did not
+pass, placed on the rule's line in the contract, then the summary line."""
+
+from __future__ import annotations
+
+import os
+
+from packata_sql.contracts.model import Severity
+from packata_sql.render.words import headline, label, value_text, why_text
+from packata_sql.report import Report, RuleResult, Status
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _level(result: RuleResult) -> str | None:
+    if result.status is Status.PASSED:
+        return None
+    if result.status is Status.FAILED:
+        return "warning" if result.severity is Severity.WARNING else "error"
+    if result.descriptive:
+        return "notice"
+    return "error"
+
+
+def _annotated_file(path: str) -> str:
+    """GitHub places annotations by a path relative to the workspace (the checkout)."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        relative = os.path.relpath(os.path.abspath(path), workspace)
+        if not relative.startswith(".."):
+            return relative
+    return path
+
+
+def render_github(report: Report) -> str:
+    lines = []
+    annotated = _annotated_file(report.contract)
+    for result in report.results:
+        level = _level(result)
+        if level is None:
+            continue
+        where = [f"file={_property(annotated)}"]
+        if result.line:
+            where.append(f"line={result.line}")
+        where.append(f"title={_property(f'{result.status.value}: {label(result)}')}")
+        measured = value_text(result)
+        message = why_text(result) + (f" (measured {measured})" if measured else "")
+        lines.append(f"::{level} {','.join(where)}::{_data(f'{result.key}: {message}')}")
+    lines.append(f"packata-sql: {headline(report)} · target: {report.target}")
+    return "\n".join(lines) + "\n"

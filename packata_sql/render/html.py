@@ -1,0 +1,93 @@
+"""A static, self-contained HTML report (no script, no network): the summary, a small SVG
+chart of rule statuses and one table per object."""
+
+from __future__ import annotations
+
+from html import escape
+
+from packata_sql.contracts.model import Severity
+from packata_sql.render.words import (
+    duration,
+    expected_text,
+    headline,
+    label,
+    nothing_executed,
+    ordered,
+    status_word,
+    value_text,
+    why_text,
+)
+from packata_sql.report import Report, RuleResult, Status
+
+_COLOURS = {Status.PASSED: "#2e7d32", Status.FAILED: "#c62828", Status.ERROR: "#8e24aa",
+            Status.INCONCLUSIVE: "#f9a825", Status.SKIPPED: "#9e9e9e"}
+_WARNING = "#ef6c00"
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}
+.outcome{font-weight:bold;padding:.2rem .6rem;border-radius:.3rem;color:#fff}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;
+text-align:left;vertical-align:top}code{font-size:.85em;color:#555}
+.status{font-weight:bold}
+"""
+_OUTCOME_COLOURS = {"pass": "#2e7d32", "warn": _WARNING, "fail": "#c62828", "incomplete": "#f9a825"}
+
+
+def _colour(result: RuleResult) -> str:
+    if result.status is Status.FAILED and result.severity is Severity.WARNING:
+        return _WARNING
+    return _COLOURS[result.status]
+
+
+def _chart(report: Report) -> str:
+    """One horizontal bar per status, its length the share of rules."""
+    summary = report.summary()
+    total = max(1, len(report.results))
+    rows = []
+    for index, status in enumerate(Status):
+        count = summary[status.value]
+        width = round(300 * count / total)
+        y = index * 22
+        rows.append(
+            f'<text x="0" y="{y + 15}" font-size="13">{status.value}</text>'
+            f'<rect x="100" y="{y + 3}" width="{width}" height="16" fill="{_COLOURS[status]}"/>'
+            f'<text x="{106 + width}" y="{y + 15}" font-size="13">{count}</text>')
+    height = 22 * len(Status)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="rule statuses" '
+            f'width="460" height="{height}" viewBox="0 0 460 {height}">{"".join(rows)}</svg>')
+
+
+def _object_tables(report: Report) -> str:
+    groups: dict[str, list[RuleResult]] = {}
+    for result in ordered(report.results):
+        groups.setdefault((result.target or "contract").split(".")[0], []).append(result)
+    parts = []
+    for name, results in groups.items():
+        rows = "".join(
+            f'<tr><td class="status" style="color:{_colour(r)}">{escape(status_word(r))}</td>'
+            f"<td>{escape(label(r))}<br><code>{escape(r.key)}</code>"
+            + (f"<br><code>{escape(r.inspect_sql)}</code>" if r.inspect_sql else "") + "</td>"
+            f"<td>{escape(expected_text(r))}</td><td>{escape(value_text(r))}</td>"
+            f"<td>{escape(why_text(r))}</td></tr>" for r in results)
+        parts.append(f"<h2>{escape(name)}</h2><table><tr><th>status</th><th>rule</th>"
+                     f"<th>expected</th><th>value</th><th>why</th></tr>{rows}</table>")
+    return "".join(parts)
+
+
+def render_html(report: Report) -> str:
+    outcome = report.outcome.value
+    facts = [f"target {report.target}", f"read-only: {report.read_only or 'not connected'}"]
+    if report.elapsed_ms is not None:
+        facts.append(f"duration {duration(report)}")
+    if report.started_at:
+        facts.append(f"started {report.started_at}")
+    why_not = nothing_executed(report)
+    note = f"<p>incomplete: {escape(why_not)}</p>" if why_not else ""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>packata-sql · {escape(report.contract)}</title><style>{_STYLE}</style></head>"
+        f"<body><h1>packata-sql · {escape(report.contract)}</h1>"
+        f'<p id="summary"><span class="outcome" style="background:{_OUTCOME_COLOURS[outcome]}">'
+        f"{escape(headline(report))}</span></p><p>{escape(' · '.join(facts))}</p>{note}"
+        f"{_chart(report)}{_object_tables(report)}</body></html>\n"
+    )

@@ -1,0 +1,94 @@
+"""How every human-readable report says a rule, its value and the run: one wording for the
+table, Markdown, HTML and GitHub annotations, so they cannot drift apart."""
+
+from __future__ import annotations
+
+from packata_sql.contracts.model import Severity
+from packata_sql.report import Outcome, Report, RuleResult, Status
+from packata_sql.values import format_value
+
+#: Failures first, then what did not run cleanly, then what passed.
+_ORDER = {Status.FAILED: 0, Status.ERROR: 1, Status.INCONCLUSIVE: 2, Status.SKIPPED: 3,
+          Status.PASSED: 4}
+
+
+def label(result: RuleResult) -> str:
+    """`object.column · metric`, or the rule's name or explicit id when it has one."""
+    if result.name:
+        return result.name
+    if result.target is None:
+        return result.key
+    return f"{result.target} · {result.metric or result.category.value}"
+
+
+def status_word(result: RuleResult) -> str:
+    if result.status is Status.FAILED and result.severity is Severity.WARNING:
+        return "failed (warning)"
+    return result.status.value
+
+
+def ordered(results: tuple[RuleResult, ...]) -> list[RuleResult]:
+    """Error-severity failures first, warnings after them, passes last; stable otherwise."""
+    def rank(result: RuleResult) -> tuple[int, int]:
+        warning = result.severity is Severity.WARNING and result.status is Status.FAILED
+        return _ORDER[result.status], int(warning)
+    return sorted(results, key=rank)
+
+
+def value_text(result: RuleResult) -> str:
+    """`1.226 % (613 of 50000)` for a percentage, `12 rows` for a count."""
+    if result.value is None:
+        return ""
+    if result.unit == "percent":
+        text = f"{format_value(result.value)} %"
+        numerator = result.evidence.get("numerator")
+        denominator = result.evidence.get("denominator")
+        if numerator is not None and denominator is not None:
+            text += f" ({numerator} of {denominator})"
+        return text
+    return f"{format_value(result.value)} {result.unit or ''}".rstrip()
+
+
+def expected_text(result: RuleResult) -> str:
+    unit = " %" if result.unit == "percent" else ""
+    return f"{result.expectation}{unit}" if result.expectation else ""
+
+
+def why_text(result: RuleResult) -> str:
+    if result.status is Status.FAILED:
+        return "expected " + " and ".join(result.failed) + (
+            " %" if result.unit == "percent" else "")
+    if result.diagnostic is not None:
+        return f"{result.diagnostic.code}: {result.diagnostic.message}"
+    return ""
+
+
+def duration(report: Report) -> str:
+    if report.elapsed_ms is None:
+        return ""
+    return f"{report.elapsed_ms / 1000:.2f} s"
+
+
+def counts(report: Report) -> str:
+    return ", ".join(f"{n} {s}" for s, n in report.summary().items() if n) or "no rules"
+
+
+def nothing_executed(report: Report) -> str | None:
+    """Why a run that measured nothing is incomplete, or None when something was measured."""
+    if report.interrupted:
+        return None
+    if not report.results:
+        return "the contract declares no quality rule, so nothing was checked"
+    if all(r.status is Status.SKIPPED for r in report.results):
+        return ("no rule could be executed, so nothing was checked (see each rule's reason); "
+                "a contract that checks nothing never passes")
+    return None
+
+
+def headline(report: Report) -> str:
+    """`FAIL · 2 failed, 3 passed`: the outcome and the counts."""
+    return f"{report.outcome.value.upper()} · {counts(report)}"
+
+
+OUTCOME_COLOURS = {Outcome.PASS: "green", Outcome.WARN: "yellow", Outcome.FAIL: "red",
+                   Outcome.INCOMPLETE: "yellow"}
