@@ -37,6 +37,8 @@ class Endpoint:
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     server: str | None = None  # the contract server's name, for messages
+    #: Engine-specific connection parameters that hold no secret (Spark Connect's use_ssl…).
+    options: tuple[tuple[str, str], ...] = ()
 
     @property
     def declared_schema(self) -> str | None:
@@ -56,12 +58,17 @@ class Endpoint:
 
 def parse_url(url: str) -> Endpoint:
     """`duckdb:///rel.duckdb`, `duckdb:////abs.duckdb?schema=s`, `sqlite:///f.db`,
-    `postgresql://user:password@host:5432/db?schema=s`, `mysql://user@host/db`."""
+    `postgresql://user:password@host:5432/db?schema=s`, `mysql://user@host/db`,
+    `sc://host:15002/;token=…` (Spark Connect, endpoint_spark.py)."""
     scheme, separator, _ = url.partition("://")
+    if scheme.lower() == "sc":
+        from packata_sql.endpoint_spark import parse_spark_url
+
+        return parse_spark_url(url)
     engine = _SCHEMES.get(scheme.split("+", 1)[0].lower())
     if engine is None or not separator:
         raise EndpointError(
-            f"unsupported database URL scheme '{scheme}' (duckdb, sqlite, postgresql, mysql)"
+            f"unsupported database URL scheme '{scheme}' (duckdb, sqlite, postgresql, mysql, sc)"
         )
     try:
         parts = urlsplit(url)
@@ -112,6 +119,8 @@ def credential_variables(server: str) -> tuple[str, str]:
 
 def _engine(server: Server) -> str | None:
     kind = server.type.lower()
+    if kind in ("spark", "databricks"):
+        return "spark"
     if kind in _SCHEMES:
         return _SCHEMES[kind]
     if kind == "custom":
@@ -132,6 +141,10 @@ def _endpoint(server: Server, contract_path: str) -> Endpoint:
     if engine is None:
         raise EndpointError(f"server '{server.name}' has type '{server.type}', which this version "
                             "cannot connect to (duckdb, sqlite, postgres, mysql)")
+    if engine == "spark":
+        from packata_sql.endpoint_spark import spark_server_endpoint
+
+        return spark_server_endpoint(server)
     schema_value = server.setting("schema")
     schema = (schema_value,) if isinstance(schema_value, str) and schema_value else ()
     if engine in NETWORK_ENGINES:

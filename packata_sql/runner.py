@@ -15,7 +15,7 @@ from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import Scan, build_scan, group_by_object
+from packata_sql.planner import Scan, build_scan, group_by_object, plan_scans
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
@@ -169,9 +169,9 @@ def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
         else:
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
-    scan = build_scan(segments, runnable, session.dialect, families)
-    state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
-    _measure(state, session, scan, families)
+    for scan in plan_scans(segments, runnable, session.dialect, families):
+        state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
+        _measure(state, session, scan, families)
 
 
 def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Family]) -> None:

@@ -112,6 +112,10 @@ def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
         from packata_sql.sessions.mysql import MySQLSession
 
         return MySQLSession(endpoint, trust_environment=trust_environment)
+    if endpoint.engine == "spark":
+        from packata_sql.sessions.spark import SparkConnectSession
+
+        return SparkConnectSession(endpoint, trust_environment=trust_environment)
     raise ProviderError("connection-failed", "unsupported-engine")
 
 

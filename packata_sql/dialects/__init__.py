@@ -152,16 +152,17 @@ def number_literal(number: Fraction) -> exp.Expr:
 def get_dialect(name: str) -> Dialect:
     """Raises KeyError for an engine packata-sql cannot render."""
     from packata_sql.dialects.duckdb import DuckDB
-    from packata_sql.dialects.generated import BigQuery, Databricks, Snowflake, Trino
+    from packata_sql.dialects.generated import BigQuery, Snowflake, Trino
     from packata_sql.dialects.mysql import MySQL
     from packata_sql.dialects.postgres import Postgres
+    from packata_sql.dialects.spark import Databricks, Spark
     from packata_sql.dialects.sqlite import SQLite
     from packata_sql.dialects.sqlserver import SQLServer
 
     known: dict[str, type[Dialect]] = {
         "duckdb": DuckDB, "sqlite": SQLite, "postgres": Postgres, "mysql": MySQL,
         "sqlserver": SQLServer, "snowflake": Snowflake, "bigquery": BigQuery, "trino": Trino,
-        "databricks": Databricks,
+        "databricks": Databricks, "spark": Spark,
     }
     return known[name]()
 
@@ -169,4 +170,4 @@ def get_dialect(name: str) -> Dialect:
 #: Engines whose authored SQL the template binder understands.
 BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")
 #: Engines `compile` renders for: the above plus warehouses reached through generated SQL.
-COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks")
+COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks", "spark")

@@ -1,20 +1,24 @@
 -- packata-sql golden SQL for databricks
 -- fused scan
-SELECT COUNT(*) AS `packata_rows`, COUNT(*) AS `m1`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT `Mixed Case`, `select` FROM `it's "odd" ``tbl`` [x]`) AS packata_keys) AS `m2`, COUNT(*) - COUNT(`Mixed Case`) AS `m3`, COUNT(CASE WHEN (`Mixed Case` = '') OR (`Mixed Case` = 'it\'s') OR (`Mixed Case` = 'back\\slash') OR (`Mixed Case` = '50%_') OR (`Mixed Case` = 'naïve ☃') OR (`Mixed Case` IS NULL) THEN 1 END) AS `m4`, COUNT(CASE WHEN ((`Mixed Case` = 'A') OR (`Mixed Case` = 'a ') OR (`Mixed Case` = 'x\'y')) THEN NULL ELSE 1 END) AS `m5`, COUNT(CASE WHEN NOT (`Mixed Case` IS NULL) AND REGEXP_LIKE(`Mixed Case`, '^[A-Z][a-z]*[0-9]?$') THEN NULL ELSE 1 END) AS `m6`, COUNT(*) - COUNT(DISTINCT `Mixed Case`) - COALESCE(MAX(CASE WHEN `Mixed Case` IS NULL THEN 1 ELSE 0 END), 0) AS `m7`, COUNT(CASE WHEN ((`select` = 1) OR (`select` = 2.5) OR (`select` = -3)) THEN NULL ELSE 1 END) AS `m8`, COUNT(CASE WHEN (`flag` = FALSE) THEN 1 END) AS `m9` FROM `it's "odd" ``tbl`` [x]`;
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) AS `m1`, COUNT(*) - COUNT(`Mixed Case`) AS `m2`, COUNT(CASE WHEN ((`Mixed Case` COLLATE UTF8_BINARY) = '') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'it\'s') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'back\\slash') OR ((`Mixed Case` COLLATE UTF8_BINARY) = '50%_') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'naïve ☃') OR (`Mixed Case` IS NULL) THEN 1 END) AS `m3`, COUNT(CASE WHEN (((`Mixed Case` COLLATE UTF8_BINARY) = 'A') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'a ') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'x\'y')) THEN NULL ELSE 1 END) AS `m4`, COUNT(CASE WHEN NOT (`Mixed Case` IS NULL) AND REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[A-Z][a-z]*[0-9]?\\z') THEN NULL ELSE 1 END) AS `m5`, COUNT(CASE WHEN ((`select` = 1) OR (`select` = 2.5) OR (`select` = -3)) THEN NULL ELSE 1 END) AS `m6`, COUNT(CASE WHEN (`flag` = FALSE) THEN 1 END) AS `m7` FROM `it's "odd" ``tbl`` [x]`;
+-- fused scan
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT (`Mixed Case` COLLATE UTF8_BINARY), `select` FROM `it's "odd" ``tbl`` [x]`) AS packata_keys) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- fused scan
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(DISTINCT (`Mixed Case` COLLATE UTF8_BINARY)) - COALESCE(MAX(CASE WHEN `Mixed Case` IS NULL THEN 1 ELSE 0 END), 0) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- rows
 SELECT COUNT(*) AS `packata_rows`, COUNT(*) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- pair-duplicates
-SELECT COUNT(*) AS `packata_rows`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT `Mixed Case`, `select` FROM `it's "odd" ``tbl`` [x]`) AS packata_keys) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT (`Mixed Case` COLLATE UTF8_BINARY), `select` FROM `it's "odd" ``tbl`` [x]`) AS packata_keys) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- nulls
 SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(`Mixed Case`) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- missing
-SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN (`Mixed Case` = '') OR (`Mixed Case` = 'it\'s') OR (`Mixed Case` = 'back\\slash') OR (`Mixed Case` = '50%_') OR (`Mixed Case` = 'naïve ☃') OR (`Mixed Case` IS NULL) THEN 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN ((`Mixed Case` COLLATE UTF8_BINARY) = '') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'it\'s') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'back\\slash') OR ((`Mixed Case` COLLATE UTF8_BINARY) = '50%_') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'naïve ☃') OR (`Mixed Case` IS NULL) THEN 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- valid
-SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN ((`Mixed Case` = 'A') OR (`Mixed Case` = 'a ') OR (`Mixed Case` = 'x\'y')) THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN (((`Mixed Case` COLLATE UTF8_BINARY) = 'A') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'a ') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'x\'y')) THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- pattern
-SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN NOT (`Mixed Case` IS NULL) AND REGEXP_LIKE(`Mixed Case`, '^[A-Z][a-z]*[0-9]?$') THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN NOT (`Mixed Case` IS NULL) AND REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[A-Z][a-z]*[0-9]?\\z') THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- duplicates
-SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(DISTINCT `Mixed Case`) - COALESCE(MAX(CASE WHEN `Mixed Case` IS NULL THEN 1 ELSE 0 END), 0) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(DISTINCT (`Mixed Case` COLLATE UTF8_BINARY)) - COALESCE(MAX(CASE WHEN `Mixed Case` IS NULL THEN 1 ELSE 0 END), 0) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- numbers
 SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN ((`select` = 1) OR (`select` = 2.5) OR (`select` = -3)) THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- booleans

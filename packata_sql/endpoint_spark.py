@@ -1,0 +1,82 @@
+"""Spark Connect endpoints: `sc://host:15002/;token=…;use_ssl=true;schema=s` URLs and ODCS
+servers of type `spark` or `databricks`. Kept apart from endpoint.py: Spark Connect's URL is
+not an RFC 3986 URL with a password (`;key=value` parameters follow the path).
+
+The token comes from the URL, else from the `PACKATA_<SERVER>_PASSWORD` variable; it is held
+in `Endpoint.password` and never shown.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import unquote
+
+from packata_sql.contracts.model import Server
+from packata_sql.endpoint import Endpoint, EndpointError, credential_variables
+
+ENGINE = "spark"
+DEFAULT_PORT = 15002
+SERVER_TYPES = ("spark", "databricks")
+#: Parameters the Spark Connect client reads; any other would be sent to the server as a
+#: gRPC header, so it is refused rather than passed on.
+CLIENT_PARAMETERS = ("use_ssl", "user_id", "user_agent", "session_id", "grpc_max_message_size")
+
+
+def parse_spark_url(url: str) -> Endpoint:
+    """`sc://host[:port][/];token=…;use_ssl=true;user_id=…;catalog=c;schema=s`."""
+    scheme, separator, rest = url.partition("://")
+    if scheme.lower() != "sc" or not separator:
+        raise EndpointError("a Spark Connect URL starts with sc://")
+    location, _, parameter_text = rest.partition(";")
+    location = location.rstrip("/")
+    if "/" in location or "@" in location:
+        raise EndpointError("a Spark Connect URL is sc://host:port/;token=…; it has no path or user")
+    host, _, port_text = location.rpartition(":") if ":" in location else (location, "", "")
+    if not host:
+        raise EndpointError("the Spark Connect URL has no host")
+    try:
+        port = int(port_text) if port_text else DEFAULT_PORT
+    except ValueError:
+        raise EndpointError("the Spark Connect URL's port is not a number") from None
+    parameters: dict[str, str] = {}
+    for item in filter(None, parameter_text.split(";")):
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise EndpointError(f"the Spark Connect URL parameter '{key}' has no value")
+        parameters[key.strip()] = unquote(value)
+    token = parameters.pop("token", None)
+    user = parameters.pop("user_id", None)
+    schema = tuple(v for v in (parameters.pop("catalog", None), parameters.pop("schema", None)) if v)
+    unknown = sorted(set(parameters) - set(CLIENT_PARAMETERS))
+    if unknown:
+        raise EndpointError(f"unknown Spark Connect URL parameter(s): {', '.join(unknown)}")
+    return Endpoint(ENGINE, "", schema, host, port, user, token,
+                    options=tuple(sorted(parameters.items())))
+
+
+def spark_server_endpoint(server: Server) -> Endpoint:
+    """An ODCS `spark`/`databricks` server: host, port (15002), catalog and schema; the token
+    from PACKATA_<SERVER>_PASSWORD (and a user id from PACKATA_<SERVER>_USERNAME)."""
+    host = server.setting("host")
+    if not isinstance(host, str) or not host:
+        raise EndpointError(f"server '{server.name}' needs 'host' (the Spark Connect server)")
+    port = server.setting("port")
+    if port is not None and not isinstance(port, int):
+        raise EndpointError(f"server '{server.name}': 'port' must be a number")
+    segments = [server.setting("catalog"), server.setting("schema")]
+    schema = tuple(s for s in segments if isinstance(s, str) and s)
+    user_variable, password_variable = credential_variables(server.name)
+    return Endpoint(ENGINE, "", schema, host.removeprefix("sc://").split("/")[0],
+                    port or DEFAULT_PORT, os.environ.get(user_variable) or None,
+                    os.environ.get(password_variable) or None, server=server.name)
+
+
+def connection_string(endpoint: Endpoint) -> str:
+    """What the Spark Connect client is given; it holds the token, so it is never shown."""
+    parameters = dict(endpoint.options)
+    if endpoint.user:
+        parameters["user_id"] = endpoint.user
+    if endpoint.password:
+        parameters["token"] = endpoint.password
+    text = "".join(f";{key}={value}" for key, value in sorted(parameters.items()))
+    return f"sc://{endpoint.host}:{endpoint.port}/{text}"

@@ -1,0 +1,229 @@
+"""Spark (and Databricks compute) through Spark Connect, with the `pyspark-client` package.
+
+Spark has no read-only mode: one SELECT can call static Java methods (`reflect`) or read any
+server file by path, `spark.sql()` runs commands eagerly, and a client can set every SQL
+setting back. So the read-only level is `not-enforced`: generated SQL runs (one SELECT built
+from ASTs, no side-effect functions); authored SQL runs only with --trust-environment, and even
+then only as one SELECT (parsed with sqlglot's Spark grammar, Java calls and path relations
+refused) wrapped in `SELECT * FROM (…) LIMIT 2`. What makes it safe is the login: on Databricks
+a principal with only USE CATALOG / USE SCHEMA / SELECT grants.
+
+Each statement carries an operation tag; a time limit or Ctrl-C interrupts it with
+`interruptTag`. Settings that change how SQL text or names read are pinned per run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import sqlglot
+import sqlglot.expressions as exp
+
+from packata_sql.dialects import Family, get_dialect
+from packata_sql.endpoint import Endpoint
+from packata_sql.endpoint_spark import connection_string
+from packata_sql.session import (
+    CONNECT_TIMEOUT_S,
+    TRUSTED,
+    Interrupted,
+    ProviderError,
+    Refused,
+    Result,
+    TimedSession,
+)
+
+#: The engine runs whatever one SELECT can do; only the login's grants could limit it.
+NOT_ENFORCED = "not-enforced"
+#: Pinned per session, so neither the server's configuration nor an earlier client changes
+#: how the generated SQL reads: backslash escapes in literals, "…" as strings, ANSI errors
+#: instead of silent NULLs, case-insensitive names, no SQL on files.
+SETTINGS = {
+    "spark.sql.parser.escapedStringLiterals": "false",
+    "spark.sql.ansi.doubleQuotedIdentifiers": "false",
+    "spark.sql.ansi.enabled": "true",
+    "spark.sql.caseSensitive": "false",
+    "spark.sql.runSQLOnFiles": "false",
+}
+RISKS = (
+    "no read-only mode in the engine (one SELECT can call Java with reflect/java_method and "
+    "read files by path)",
+    "SQL settings are client-settable",
+    "make it safe with a login granted only USE CATALOG, USE SCHEMA and SELECT (Databricks "
+    "Unity Catalog); an open-source Spark Connect server has one shared token",
+)
+_FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro", "delta",
+                           "binaryfile", "jdbc", "xml", "hive", "iceberg", "libsvm", "image",
+                           "cloudfiles", "kafka"})
+_MISSING = {"TABLE_OR_VIEW_NOT_FOUND", "UNRESOLVED_COLUMN", "PATH_NOT_FOUND"}
+_MISSING_SCHEMA = {"SCHEMA_NOT_FOUND", "CATALOG_NOT_FOUND"}
+_DENIED = {"INSUFFICIENT_PERMISSIONS", "UNAUTHORIZED_ACCESS", "PERMISSION_DENIED"}
+
+
+def authored_problem(sql: str) -> str | None:
+    """Why an authored query may not run on Spark, or None: it must parse as exactly one query
+    without Java calls, file reads or path relations (`parquet.`/path``)."""
+    deny = get_dialect("spark").deny
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="spark") if s is not None]
+    except sqlglot.errors.SqlglotError:
+        return "unparsable"
+    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+        return "not-one-select"
+    for node in statements[0].walk():
+        if isinstance(node, exp.Func):
+            name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+            if deny.denied_function(name) is not None:
+                return f"function:{name.lower()}"
+        if isinstance(node, exp.Table):
+            db = node.args.get("db")
+            if db is not None and str(db.name).lower() in _FILE_FORMATS:
+                return "path-relation"
+            if "/" in node.name or ":" in node.name:
+                return "path-relation"
+    return None
+
+
+def wrap(sql: str) -> str:
+    """One SELECT around the authored query: a command inside it is a syntax error, and at most
+    two rows are produced. New lines keep a trailing `--` comment from eating the parenthesis."""
+    return f"SELECT * FROM (\n{sql.strip().rstrip(';')}\n) AS packata_rule LIMIT 2"
+
+
+class SparkConnectSession(TimedSession):
+    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+        try:
+            from pyspark.errors import PySparkException
+            from pyspark.sql.connect.session import SparkSession
+        except ImportError:
+            raise ProviderError("connection-failed", "pyspark-client-missing") from None
+        # The client logs every server error with the statement and a JVM stack (SEMANTICS 5).
+        logging.getLogger("SQLQueryContextLogger").disabled = True
+        logging.getLogger("pyspark").setLevel(logging.CRITICAL)
+        self._errors: tuple[type[BaseException], ...] = (PySparkException,)
+        self._builder = SparkSession.builder
+        self._endpoint = endpoint
+        self._spark: Any = None
+        self._tag = f"packata-sql-{uuid.uuid4().hex}"
+        self.dialect = get_dialect("spark")
+        self.risks = list(RISKS)
+        self.authored_allowed = trust_environment
+        self.read_only = TRUSTED if trust_environment else NOT_ENFORCED
+        try:
+            self.schema = self._timed(self._connect, CONNECT_TIMEOUT_S * 6)
+        except Interrupted:
+            raise ProviderError("connection-failed", "timeout") from None
+        except ProviderError as error:
+            if error.category in ("provider-error", "connection-lost", "timeout"):
+                raise ProviderError("connection-failed", error.code) from None
+            raise
+
+    def _connect(self) -> str | None:
+        self._spark = self._builder.remote(connection_string(self._endpoint)).create()
+        with warnings.catch_warnings():  # escapedStringLiterals is deprecated, still honoured
+            warnings.simplefilter("ignore")
+            for key, value in SETTINGS.items():
+                self._spark.conf.set(key, value)
+        major = int(str(self._spark.version).split(".")[0])
+        self.dialect.collations = major >= 4  # type: ignore[attr-defined]
+        schema = self._endpoint.schema
+        try:
+            if len(schema) > 1:
+                self._spark.catalog.setCurrentCatalog(schema[-2])
+            if schema:
+                self._spark.catalog.setCurrentDatabase(schema[-1])
+        except self._errors as error:
+            raise ProviderError("missing-schema", _condition(error)) from None
+        return str(self._spark.catalog.currentDatabase())
+
+    def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        statement = sql
+        if parameters is not None:  # authored SQL: a second wall behind the trust decision
+            problem = authored_problem(sql)
+            if problem is not None:
+                raise Refused(problem)
+            statement = wrap(sql)
+        self._spark.addTag(self._tag)
+        try:
+            frame = self._spark.sql(statement, args=list(parameters) if parameters else None)
+            width = len(frame.columns)
+            rows = [tuple(row) for row in frame.take(2)]
+        finally:
+            self._spark.removeTag(self._tag)
+        return Result(width, rows)
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
+        types = {str(f.name): f.dataType.simpleString() for f in fields}
+        from packata_sql.dialects.spark import decimal_type
+
+        decimals = {name.casefold(): decimal_type(kind) for name, kind in types.items()}
+        self.dialect.decimal_columns = {  # type: ignore[attr-defined]
+            name: found for name, found in decimals.items() if found is not None
+        }
+        return {name: self.dialect.family(kind) for name, kind in types.items()}
+
+    def _objects(self, schema: str | None) -> list[str]:
+        tables = self._spark.catalog.listTables(schema) if schema else self._spark.catalog.listTables()
+        return sorted(str(t.name) for t in tables)
+
+    def _interrupt(self) -> None:
+        if self._spark is not None:
+            with contextlib.suppress(Exception):  # the statement may have just finished
+                self._spark.interruptTag(self._tag)
+
+    def _classify(self, error: Exception) -> ProviderError:
+        condition = _condition(error)
+        text = type(error).__name__
+        if condition in _MISSING:
+            return ProviderError("missing-object", condition)
+        if condition in _MISSING_SCHEMA:
+            return ProviderError("missing-schema", condition)
+        if condition in _DENIED:
+            return ProviderError("permission-denied", condition)
+        if condition == "OPERATION_CANCELED":
+            return ProviderError("timeout", condition)
+        grpc_status = _grpc_status(error)
+        if grpc_status == "UNAUTHENTICATED":
+            return ProviderError("authentication-failed", grpc_status)
+        if grpc_status in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
+            return ProviderError("connection-lost", grpc_status)
+        return ProviderError("provider-error", condition or grpc_status or text)
+
+    def close(self) -> None:
+        if self._spark is not None and not self._stuck:
+            with contextlib.suppress(Exception):
+                self._spark.stop()
+
+
+def _condition(error: BaseException) -> str | None:
+    """Spark's error condition (`TABLE_OR_VIEW_NOT_FOUND`): a name, never the message."""
+    for getter in ("getCondition", "getErrorClass"):
+        method = getattr(error, getter, None)
+        if callable(method):
+            with contextlib.suppress(Exception):
+                value = method()
+                if isinstance(value, str) and value:
+                    return value.split(".")[0]
+    return None
+
+
+def _grpc_status(error: BaseException) -> str | None:
+    """The gRPC status name of a transport failure (UNAUTHENTICATED, UNAVAILABLE…)."""
+    for cause in (error, error.__cause__, error.__context__):
+        code = getattr(cause, "code", None)
+        if callable(code):
+            with contextlib.suppress(Exception):
+                value = code()
+                name = getattr(value, "name", None)
+                if isinstance(name, str):
+                    return name
+    text = str(error)
+    for status in ("UNAUTHENTICATED", "UNAVAILABLE", "DEADLINE_EXCEEDED"):
+        if status in text:
+            return status
+    return None
