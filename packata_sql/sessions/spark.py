@@ -90,8 +90,12 @@ def authored_problem(sql: str) -> str | None:
 
 def wrap(sql: str) -> str:
     """One SELECT around the authored query: a command inside it is a syntax error, and at most
-    two rows are produced. New lines keep a trailing `--` comment from eating the parenthesis."""
-    return f"SELECT * FROM (\n{sql.strip().rstrip(';')}\n) AS packata_rule LIMIT 2"
+    two rows are produced. The text stops at its first `;` (only blanks and comments may follow,
+    as the binder checked); new lines keep a trailing `--` comment from eating the parenthesis."""
+    ends = [t.start for t in sqlglot.tokenize(sql, read="spark")
+            if t.token_type is sqlglot.TokenType.SEMICOLON]
+    body = sql[:ends[0]] if ends else sql
+    return f"SELECT * FROM (\n{body}\n) AS packata_rule LIMIT 2"
 
 
 class SparkConnectSession(TimedSession):
@@ -202,8 +206,8 @@ class SparkConnectSession(TimedSession):
 
 def _condition(error: BaseException) -> str | None:
     """Spark's error condition (`TABLE_OR_VIEW_NOT_FOUND`): a name, never the message."""
-    for getter in ("getCondition", "getErrorClass"):
-        method = getattr(error, getter, None)
+    getter = "getCondition" if hasattr(error, "getCondition") else "getErrorClass"
+    for method in (getattr(error, getter, None),):
         if callable(method):
             with contextlib.suppress(Exception):
                 value = method()
