@@ -298,3 +298,15 @@ def test_connection_problems_are_categories_without_secrets(spark):
         open_session(endpoint, trust_environment=False)
     assert refused.value.category in ("authentication-failed", "connection-failed")
     assert "wrong-token" not in endpoint_text and "wrong-token" not in str(refused.value)
+
+
+def test_doctor_says_the_engine_enforces_nothing_and_what_would(adversarial, capsys):
+    from packata_sql.cli import main
+
+    url = f"{adversarial.url};schema={adversarial.database}"
+    assert main(["doctor", "--url", url]) == 0
+    out = capsys.readouterr().out
+    assert "read-only level: not-enforced" in out
+    assert "the engine does not enforce read-only" in out
+    assert "USE CATALOG, USE SCHEMA and SELECT" in out
+    assert url.split("token=")[1].split(";")[0] not in out

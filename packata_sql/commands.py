@@ -127,13 +127,16 @@ def doctor(args: argparse.Namespace) -> int:
         reasons = getattr(session, "risks", None) or getattr(session, "privileges", None) or []
         print("connection: ok")
         print(f"read-only level: {session.read_only}")
-        print("library rules: run inside the engine's read-only mode")
+        print(getattr(session, "library_rules", None)
+              or "library rules: run inside the engine's read-only mode")
         if allowed:
             print("authored SQL rules: allowed")
         else:
             print("authored SQL rules: refused (read-only-not-guaranteed); the login can "
                   f"escape a read-only transaction through: {', '.join(reasons)}")
             print("  use a SELECT-only login, or pass --trust-environment to accept the risk")
+        if advice := getattr(session, "advice", None):  # engines without a read-only mode
+            print(f"to make it safe: {advice}")
     finally:
         session.close()
     return 0

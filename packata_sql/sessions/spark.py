@@ -50,12 +50,16 @@ SETTINGS = {
     "spark.sql.runSQLOnFiles": "false",
 }
 RISKS = (
-    "no read-only mode in the engine (one SELECT can call Java with reflect/java_method and "
-    "read files by path)",
-    "SQL settings are client-settable",
-    "make it safe with a login granted only USE CATALOG, USE SCHEMA and SELECT (Databricks "
-    "Unity Catalog); an open-source Spark Connect server has one shared token",
+    "the engine has no read-only mode: one SELECT can call Java (reflect, java_method) and "
+    "read files by path",
+    "every SQL setting is client-settable",
 )
+LIBRARY_RULES = ("library rules: run as generated single SELECTs without side-effect functions; "
+                 "the engine does not enforce read-only")
+ADVICE = ("on Databricks, a principal granted only USE CATALOG, USE SCHEMA and SELECT on the "
+          "checked objects (no MODIFY, CREATE or external-location write); an open-source Spark "
+          "Connect server has one shared token and runs as its OS user, so its storage and "
+          "catalog must be read-only themselves")
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro", "delta",
                            "binaryfile", "jdbc", "xml", "hive", "iceberg", "libsvm", "image",
                            "cloudfiles", "kafka"})
@@ -115,6 +119,8 @@ class SparkConnectSession(TimedSession):
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
         self.dialect = get_dialect("spark")
         self.risks = list(RISKS)
+        self.library_rules = LIBRARY_RULES
+        self.advice = ADVICE
         self.authored_allowed = trust_environment
         self.read_only = TRUSTED if trust_environment else NOT_ENFORCED
         try:
