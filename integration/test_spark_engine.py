@@ -310,3 +310,41 @@ def test_doctor_says_the_engine_enforces_nothing_and_what_would(adversarial, cap
     assert "the engine does not enforce read-only" in out
     assert "USE CATALOG, USE SCHEMA and SELECT" in out
     assert url.split("token=")[1].split(";")[0] not in out
+
+
+def test_binder_vectors_execute_on_spark(spark):
+    """dialects/spark.yaml: every case with `run` binds and returns its cell on Spark, through
+    the trusted session's single-SELECT wall (tables are built once per distinct fixture and
+    named `vector_<n>`: Spark table names are [A-Za-z0-9_])."""
+    from packata_sql.template import bind
+
+    vectors = Path(__file__).resolve().parents[1] / "dialects" / "spark.yaml"
+    cases = [c for c in yaml.safe_load(vectors.read_text(encoding="utf-8"))["cases"] if "run" in c]
+    assert len(cases) >= 30
+    dialect = get_dialect("spark")
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for case in cases:
+        rows = tuple(case.get("rows", ["a", "b", None]))
+        groups.setdefault((tuple(case["object"]), case["property"] or "c", rows), []).append(case)
+    session = open_session(spark.reader, trust_environment=True)
+    admin = spark.admin()
+    try:
+        for index, ((_, column, rows), group) in enumerate(groups.items()):
+            # A fresh name per fixture: the reader session caches a table's file listing.
+            segments = (f"vector_{index}",)
+            name = f"{spark.database}.{dialect.quote_path(segments)}"
+            admin.sql(f"DROP TABLE IF EXISTS {name}")
+            frame = admin.createDataFrame([(v,) for v in rows],
+                                          schema=f"{dialect.quote_identifier(column)} STRING")
+            frame.write.format("parquet").saveAsTable(name)
+            for case in group:
+                bound, problems = bind(case["sql"], dialect, segments, case["property"])
+                assert bound is not None, (case["id"], problems)
+                try:
+                    result = session.fetch_cell(bound.sql, [], 60)
+                except ProviderError as error:
+                    pytest.fail(f"{case['id']}: {error.category} {error.code}")
+                assert (case["id"], result.rows) == (case["id"], [(case["run"],)])
+    finally:
+        admin.stop()
+        session.close()

@@ -168,6 +168,6 @@ def get_dialect(name: str) -> Dialect:
 
 
 #: Engines whose authored SQL the template binder understands.
-BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")
+BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver", "spark")
 #: Engines `compile` renders for: the above plus warehouses reached through generated SQL.
-COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks", "spark")
+COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks")

@@ -73,7 +73,8 @@ def authored_problem(sql: str) -> str | None:
     without Java calls, file reads or path relations (`parquet.`/path``)."""
     deny = get_dialect("spark").deny
     try:
-        statements = [s for s in sqlglot.parse(sql, read="spark") if s is not None]
+        statements = [s for s in sqlglot.parse(sql, read="spark")
+                      if s is not None and not isinstance(s, exp.Semicolon)]  # trailing comment
     except sqlglot.errors.SqlglotError:
         return "unparsable"
     if len(statements) != 1 or not isinstance(statements[0], exp.Query):
