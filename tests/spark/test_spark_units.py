@@ -180,3 +180,47 @@ def test_spark_text_keys_and_patterns_are_binary_and_java_safe():
     assert dialect.family("decimal(38,18)").value == "number"
     assert dialect.family("timestamp_ntz").value == "temporal"
     assert dialect.family("array<string>").value == "other"
+
+
+def test_temporal_members_that_are_no_date_match_nothing_with_a_finding(tmp_path: Path):
+    """DuckDB (like Spark under ANSI) raises on `day = '2024-02-30'`, which took the whole
+    object off the fused scan; the member is now a finding and matches no cell."""
+    database = tmp_path / "t.duckdb"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TABLE days (day DATE)")
+    connection.execute("INSERT INTO days VALUES ('2024-01-01'), ('2024-02-29'), (NULL)")
+    connection.close()
+    contract = tmp_path / "c.yaml"
+    contract.write_text("""apiVersion: v3.1.0
+kind: DataContract
+id: t
+version: 1.0.0
+status: active
+schema:
+  - name: days
+    quality: [{id: rows, metric: rowCount, mustBe: 3}]
+    properties:
+      - name: day
+        logicalType: date
+        quality:
+          - {id: valid, metric: invalidValues, mustBe: 2,
+             arguments: {validValues: ['2024-01-01', '2024-02-30', 'soon', '20240229']}}
+""", encoding="utf-8")
+    loaded = load_odcs(str(contract))
+    compiled = compile_contract(loaded, get_dialect("duckdb"))
+    assert [f.code for f in compiled.findings].count("member-not-representable") == 3
+    report = run(loaded, compiled, Endpoint("duckdb", str(database)), RunOptions())
+    assert [(r.key, r.status, r.value, r.fused) for r in report.results] == [
+        ("rows", Status.PASSED, 3, True), ("valid", Status.PASSED, 2, True)]
+
+
+@pytest.mark.parametrize(("member", "kind", "bad"), [
+    ("2024-02-29", "date", False), ("2023-02-29", "date", True), ("2024-1-1", "date", True),
+    ("2024-01-01 10:00:00", "timestamp", False), ("2024-01-01T25:00", "timestamp", True),
+    ("10:30", "time", False), ("24:00", "time", True), ("2024-01-01", None, False),
+    ("soon", None, True),
+])
+def test_temporal_member_shapes(member, kind, bad):
+    from packata_sql.catalog.temporal import not_temporal
+
+    assert not_temporal(member, kind) is bad
