@@ -20,17 +20,19 @@ start() {
   fi
   SPARK_HOME=$("$python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
   export SPARK_HOME
-  mkdir -p "$SPARK_PID_DIR" "$SPARK_LOG_DIR" "$state/warehouse"
+  mkdir -p "$SPARK_PID_DIR" "$SPARK_LOG_DIR"
   if compgen -G "$SPARK_PID_DIR/*.pid" >/dev/null; then
     echo "spark.sh: a server started from $state is still running; stop it first" >&2
     exit 1
   fi
+  # The server's catalog lives in memory: files left by an earlier server would collide.
+  rm -rf "$state/warehouse"
+  mkdir -p "$state/warehouse"
   token=$("$python" -c 'import secrets; print(secrets.token_hex(16))')
   (umask 077; printf '%s\n' "$token" >"$state/token")
   "$SPARK_HOME/sbin/start-connect-server.sh" --master 'local[2]' \
     --conf spark.ui.enabled=false --conf spark.driver.memory=1g \
     --conf "spark.sql.warehouse.dir=$state/warehouse" \
-    --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state" \
     --conf spark.sql.shuffle.partitions=4 \
     --conf spark.connect.grpc.binding.address=127.0.0.1 \
     --conf "spark.connect.grpc.binding.port=$port" \

@@ -350,3 +350,21 @@ def test_binder_vectors_execute_on_spark(spark):
     finally:
         admin.stop()
         session.close()
+
+
+def test_a_missing_object_is_an_error_with_a_hint(adversarial, tmp_path):
+    contract = write_contract(tmp_path / "m.yaml", "advv", {}, [TABLE_RULES[0]], {})
+    (result,) = check(adversarial.reader, contract).results
+    assert result.status is Status.ERROR and result.diagnostic is not None
+    assert result.diagnostic.code == "missing-object"
+    assert "adv" in result.diagnostic.message
+
+
+def test_an_unreachable_server_fails_within_seconds(spark):
+    from packata_sql.endpoint import parse_url
+
+    started = time.monotonic()
+    with pytest.raises(ProviderError) as refused:
+        open_session(parse_url("sc://localhost:1/;token=t"), trust_environment=False)
+    assert refused.value.category == "connection-failed"
+    assert time.monotonic() - started < 20  # the client's own policy retries for 10 minutes

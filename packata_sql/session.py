@@ -51,6 +51,8 @@ class ProviderError(Exception):
         "permission-denied": "the read-only session refused the statement",
         "provider-error": "the database reported an error while measuring",
         "refused": "the connection would not be read-only",
+        "driver-missing": "the engine's client package is not installed (Spark: pip install "
+                          "'packata-sql[spark]')",
         "read-only-not-guaranteed": (
             "the login could write or reach files despite the read-only transaction; authored "
             "SQL runs only with a SELECT-only login or --trust-environment"

@@ -102,9 +102,6 @@ class Spark(Dialect):
                          to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
         return exp.EQ(this=column, expression=typed)
 
-    def objects_sql(self) -> str:
-        return "SHOW TABLES"
-
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()
         head = re.split(r"[(<\s]", name, maxsplit=1)[0]

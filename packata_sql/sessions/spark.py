@@ -107,14 +107,17 @@ class SparkConnectSession(TimedSession):
     def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
         try:
             from pyspark.errors import PySparkException
+            from pyspark.sql.connect.client.retries import DefaultPolicy
             from pyspark.sql.connect.session import SparkSession
         except ImportError:
-            raise ProviderError("connection-failed", "pyspark-client-missing") from None
+            raise ProviderError("driver-missing", "pyspark") from None
         # The client logs every server error with the statement and a JVM stack (SEMANTICS 5).
         logging.getLogger("SQLQueryContextLogger").disabled = True
         logging.getLogger("pyspark").setLevel(logging.CRITICAL)
+        warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
         self._errors: tuple[type[BaseException], ...] = (PySparkException,)
         self._builder = SparkSession.builder
+        self._policy = DefaultPolicy
         self._endpoint = endpoint
         self._spark: Any = None
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
@@ -135,6 +138,8 @@ class SparkConnectSession(TimedSession):
 
     def _connect(self) -> str | None:
         self._spark = self._builder.remote(connection_string(self._endpoint)).create()
+        # The default policy retries an unreachable server for 10 minutes; a few seconds here.
+        self._spark.client.set_retry_policies([self._policy(max_retries=2, max_backoff=2000)])
         with warnings.catch_warnings():  # escapedStringLiterals is deprecated, still honoured
             warnings.simplefilter("ignore")
             for key, value in SETTINGS.items():
