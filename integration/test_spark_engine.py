@@ -368,3 +368,34 @@ def test_an_unreachable_server_fails_within_seconds(spark):
         open_session(parse_url("sc://localhost:1/;token=t"), trust_environment=False)
     assert refused.value.category == "connection-failed"
     assert time.monotonic() - started < 20  # the client's own policy retries for 10 minutes
+
+
+def test_ctrl_c_interrupts_the_spark_statement_and_exits_130(adversarial, tmp_path):
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    admin = adversarial.admin()
+    try:
+        admin.sql(f"CREATE OR REPLACE VIEW {adversarial.database}.slow_c AS "
+                  "SELECT id AS n FROM range(0, 100000000000)")
+    finally:
+        admin.stop()
+    contract = write_contract(
+        tmp_path / "slow.yaml", "slow_c",
+        {"n": [{"id": "slow_dups", "metric": "duplicateValues", "mustBe": 0}]}, [],
+        {"n": "integer"})
+    url = f"{adversarial.url};schema={adversarial.database}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "packata_sql", "check", str(contract), "--url", url,
+         "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ})
+    time.sleep(8.0)  # connected and measuring (a signal while connecting ends the same way)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    (rule,) = json.loads(out)["rules"]
+    assert (rule["status"], rule["diagnostic"]["code"]) == ("skipped", "cancelled")
+    assert "Traceback" not in err and url.split("token=")[1] not in out + err
