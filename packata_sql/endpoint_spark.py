@@ -20,6 +20,8 @@ SERVER_TYPES = ("spark", "databricks")
 #: Parameters the Spark Connect client reads; any other would be sent to the server as a
 #: gRPC header, so it is refused rather than passed on.
 CLIENT_PARAMETERS = ("use_ssl", "user_id", "user_agent", "session_id", "grpc_max_message_size")
+#: Headers Databricks compute reads (`x-databricks-cluster-id=…`), passed on as they are.
+HEADER_PREFIX = "x-databricks-"
 
 
 def parse_spark_url(url: str) -> Endpoint:
@@ -47,7 +49,8 @@ def parse_spark_url(url: str) -> Endpoint:
     token = parameters.pop("token", None)
     user = parameters.pop("user_id", None)
     schema = tuple(v for v in (parameters.pop("catalog", None), parameters.pop("schema", None)) if v)
-    unknown = sorted(set(parameters) - set(CLIENT_PARAMETERS))
+    unknown = sorted(key for key in parameters
+                     if key not in CLIENT_PARAMETERS and not key.startswith(HEADER_PREFIX))
     if unknown:
         raise EndpointError(f"unknown Spark Connect URL parameter(s): {', '.join(unknown)}")
     return Endpoint(ENGINE, "", schema, host, port, user, token,
@@ -55,8 +58,8 @@ def parse_spark_url(url: str) -> Endpoint:
 
 
 def spark_server_endpoint(server: Server) -> Endpoint:
-    """An ODCS `spark`/`databricks` server: host, port (15002), catalog and schema; the token
-    from PACKATA_<SERVER>_PASSWORD (and a user id from PACKATA_<SERVER>_USERNAME)."""
+    """An ODCS `spark`/`databricks` server: host, port (15002; Databricks 443 with TLS), catalog
+    and schema; the token from PACKATA_<SERVER>_PASSWORD (a user id from …_USERNAME)."""
     host = server.setting("host")
     if not isinstance(host, str) or not host:
         raise EndpointError(f"server '{server.name}' needs 'host' (the Spark Connect server)")
@@ -66,9 +69,13 @@ def spark_server_endpoint(server: Server) -> Endpoint:
     segments = [server.setting("catalog"), server.setting("schema")]
     schema = tuple(s for s in segments if isinstance(s, str) and s)
     user_variable, password_variable = credential_variables(server.name)
+    # Databricks compute serves Spark Connect over TLS on 443 (documented, not tested here).
+    databricks = server.type.lower() == "databricks"
     return Endpoint(ENGINE, "", schema, host.removeprefix("sc://").split("/")[0],
-                    port or DEFAULT_PORT, os.environ.get(user_variable) or None,
-                    os.environ.get(password_variable) or None, server=server.name)
+                    port or (443 if databricks else DEFAULT_PORT),
+                    os.environ.get(user_variable) or None,
+                    os.environ.get(password_variable) or None, server=server.name,
+                    options=(("use_ssl", "true"),) if databricks else ())
 
 
 def connection_string(endpoint: Endpoint) -> str:

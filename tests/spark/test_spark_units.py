@@ -37,6 +37,8 @@ def test_spark_connect_urls_keep_the_token_out_of_sight():
     assert connection_string(endpoint) == "sc://spark.example:15010/;token=s3cret;use_ssl=true"
     assert parse_url("sc://localhost").port == 15002
     assert parse_url("SC://h/;catalog=main;schema=s").schema == ("main", "s")
+    cluster = parse_url("sc://dbc.example:443/;use_ssl=true;x-databricks-cluster-id=0123")
+    assert connection_string(cluster).endswith(";use_ssl=true;x-databricks-cluster-id=0123")
 
 
 @pytest.mark.parametrize("url", ["sc://h:x/", "sc://h/;token", "sc://h/;retries=3",
@@ -52,9 +54,11 @@ def test_spark_and_databricks_servers_reach_the_spark_engine(kind, monkeypatch):
     server = Server("prod-lake", kind, (("host", "dbc.example"), ("catalog", "main"),
                                         ("schema", "sales")))
     endpoint = from_server(Contract("c.yaml", (), servers=(server,)), None)
+    databricks = kind.lower() == "databricks"
     assert (endpoint.engine, endpoint.host, endpoint.port, endpoint.schema) == (
-        "spark", "dbc.example", 15002, ("main", "sales"))
+        "spark", "dbc.example", 443 if databricks else 15002, ("main", "sales"))
     assert endpoint.password == "t0ken" and "t0ken" not in endpoint.describe()
+    assert ("use_ssl=true" in connection_string(endpoint)) is databricks
 
 
 @pytest.mark.parametrize(("sql", "problem"), [
