@@ -24,7 +24,8 @@ from typing import Any
 import sqlglot
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Family, get_dialect
+from packata_sql.dialects import Family
+from packata_sql.dialects.spark import DENY, Spark, decimal_type
 from packata_sql.endpoint import Endpoint
 from packata_sql.endpoint_spark import connection_string
 from packata_sql.session import (
@@ -71,7 +72,7 @@ _DENIED = {"INSUFFICIENT_PERMISSIONS", "UNAUTHORIZED_ACCESS", "PERMISSION_DENIED
 def authored_problem(sql: str) -> str | None:
     """Why an authored query may not run on Spark, or None: it must parse as exactly one query
     without Java calls, file reads or path relations (`parquet.`/path``)."""
-    deny = get_dialect("spark").deny
+    deny = DENY
     try:
         statements = [s for s in sqlglot.parse(sql, read="spark")
                       if s is not None and not isinstance(s, exp.Semicolon)]  # trailing comment
@@ -121,7 +122,8 @@ class SparkConnectSession(TimedSession):
         self._endpoint = endpoint
         self._spark: Any = None
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
-        self.dialect = get_dialect("spark")
+        self._dialect = Spark()  # typed: the session tells it the server's collations and decimals
+        self.dialect = self._dialect
         self.risks = list(RISKS)
         self.library_rules = LIBRARY_RULES
         self.advice = ADVICE
@@ -145,7 +147,7 @@ class SparkConnectSession(TimedSession):
             for key, value in SETTINGS.items():
                 self._spark.conf.set(key, value)
         major = int(str(self._spark.version).split(".")[0])
-        self.dialect.collations = major >= 4  # type: ignore[attr-defined]
+        self._dialect.collations = major >= 4
         schema = self._endpoint.schema
         try:
             if len(schema) > 1:
@@ -175,10 +177,9 @@ class SparkConnectSession(TimedSession):
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
         types = {str(f.name): f.dataType.simpleString() for f in fields}
-        from packata_sql.dialects.spark import decimal_type
-
         decimals = {name.casefold(): decimal_type(kind) for name, kind in types.items()}
-        self.dialect.decimal_columns = {  # type: ignore[attr-defined]
+        # For the scan built next: members are checked against these types (dialects/spark.py).
+        self._dialect.decimal_columns = {
             name: found for name, found in decimals.items() if found is not None
         }
         return {name: self.dialect.family(kind) for name, kind in types.items()}

@@ -159,7 +159,7 @@ schema:
 
 def test_spark_members_a_decimal_column_cannot_hold_match_nothing():
     dialect = get_dialect("spark")
-    dialect.decimal_columns = {"amount": (38, 18)}  # type: ignore[attr-defined]
+    dialect.decimal_columns = {"amount": (38, 18)}
     column = exp.Column(this=exp.Identifier(this="Amount", quoted=True))
     assert dialect.number_equals(column, Fraction(Decimal("1e-19"))) == exp.false()
     assert dialect.number_equals(column, Fraction(10**20)) == exp.false()
@@ -178,7 +178,7 @@ def test_spark_text_keys_and_patterns_are_binary_and_java_safe():
 
     spelled = portable(r"^a.b\b$", dialect.regex_flavor)
     assert spelled.endswith("\\z") and "[^\\n]" in spelled and "\\b" not in spelled
-    dialect.collations = False  # type: ignore[attr-defined]  (a Spark 3 server)
+    dialect.collations = False  # a Spark 3 server
     assert dialect.render(dialect.binary_key(column)) == "`s`"
     assert dialect.family("string collate UTF8_LCASE").value == "text"
     assert dialect.family("decimal(38,18)").value == "number"
