@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the local PostgreSQL and MariaDB if they are down, then creates the `packata_test`
 # database on each (or PACKATA_TEST_DB, so parallel work trees keep apart) and the SELECT-only
-# login `packata_ro`. Idempotent.
+# login `packata_ro`, which must give its password (scram-sha-256 in pg_hba.conf, ahead of the
+# trust lines that keep the admin `postgres` working). Idempotent.
 set -euo pipefail
 db=${PACKATA_TEST_DB:-packata_test}
 
@@ -35,7 +36,25 @@ DO $$ BEGIN
   END IF;
 END $$;
 SQL
+# Test logins authenticate with their password even where the server trusts 127.0.0.1.
+hba=$(psql -h 127.0.0.1 -U postgres -d postgres -Atc 'SHOW hba_file')
+marker='# packata-sql test logins (added by .ci/services.sh)'
+if ! grep -qF "$marker" "$hba"; then
+  { echo "$marker"
+    echo "host all packata_ro,packata_esc 127.0.0.1/32 scram-sha-256"
+    echo "host all packata_ro,packata_esc ::1/128 scram-sha-256"
+    cat "$hba"; } > "$hba.packata" && cat "$hba.packata" > "$hba" && rm -f "$hba.packata"
+  psql -h 127.0.0.1 -U postgres -d postgres -q -c 'SELECT pg_reload_conf()' >/dev/null
+fi
+
+# pg_logical_emit_message is executable by PUBLIC and writes WAL that outlives a rollback: a
+# login that can call it gets no authored SQL, so the test database revokes it.
 psql -h 127.0.0.1 -U postgres -d "$db" -v ON_ERROR_STOP=1 -q <<SQL
+DO \$\$ DECLARE f regprocedure; BEGIN
+  FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE proname = 'pg_logical_emit_message' LOOP
+    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+  END LOOP;
+END \$\$;
 GRANT CONNECT ON DATABASE "$db" TO packata_ro;
 GRANT USAGE ON SCHEMA public TO packata_ro;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO packata_ro;

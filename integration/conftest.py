@@ -4,6 +4,8 @@ URLs come from the environment (`PACKATA_TEST_POSTGRES_URL` and `…_RO_URL` for
 login, likewise `PACKATA_TEST_MYSQL_URL`, `PACKATA_TEST_SQLSERVER_URL`). Without them,
 testcontainers starts the engine when a Docker engine answers; otherwise the suite is skipped
 and the session summary says so. In CI (`CI=true`) a skipped PostgreSQL or MariaDB suite fails.
+Without a `…_RO_URL` (and always on the testcontainers path) the admin creates the SELECT-only
+login `packata_ro`, so the reader is never the admin; failing to create it fails the suite.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
 from packata_sql.endpoint import Endpoint, parse_url
 
 REQUIRED_IN_CI = ("postgres", "mysql")
+READER, READER_PASSWORD = "packata_ro", "packata_ro"
 _skipped: dict[str, str] = {}
 
 
@@ -89,18 +93,59 @@ def _from_containers(engine: str) -> Server | None:
         else:
             from testcontainers.mysql import MySqlContainer
 
-            container = MySqlContainer("mariadb:11").start()
+            # The admin must be root: it creates the SELECT-only reader.
+            container = MySqlContainer("mariadb:11", username="root",
+                                       password="packata-root").start()
             url = container.get_connection_url().replace("mysql+pymysql", "mysql")
     except Exception:
         return None
-    return Server(engine, url, url)
+    return with_reader(Server(engine, url, url))
+
+
+def with_reader(server: Server) -> Server:
+    """Creates (idempotently) the SELECT-only login on the admin's database and returns the
+    server with its URL as the reader."""
+    database = server.admin.database
+    if server.engine == "postgres":
+        server.execute(
+            f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{READER}') THEN "
+            f"CREATE ROLE {READER} LOGIN PASSWORD '{READER_PASSWORD}'; END IF; END $$",
+            f'GRANT CONNECT ON DATABASE "{database}" TO {READER}',
+            f"GRANT USAGE ON SCHEMA public TO {READER}",
+            f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER}",
+            f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {READER}",
+            # Executable by PUBLIC and outlives a rollback: a login that can call it has a
+            # route out of read-only mode (.ci/services.sh revokes it the same way).
+            "DO $$ DECLARE f regprocedure; BEGIN FOR f IN SELECT oid::regprocedure FROM pg_proc"
+            " WHERE proname = 'pg_logical_emit_message' LOOP"
+            " EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); END LOOP; END $$",
+        )
+    elif server.engine == "mysql":
+        for host in ("%", "localhost"):
+            server.execute(
+                f"CREATE USER IF NOT EXISTS '{READER}'@'{host}' IDENTIFIED BY '{READER_PASSWORD}'",
+                f"GRANT SELECT ON `{database}`.* TO '{READER}'@'{host}'",
+            )
+    else:
+        return server
+    parts = urlsplit(server.admin_url)
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{quote(READER, safe='')}:{quote(READER_PASSWORD, safe='')}@{host}"
+    return Server(server.engine, server.admin_url, urlunsplit(parts._replace(netloc=netloc)))
 
 
 def _server(engine: str) -> Server | None:
     prefix = {"postgres": "POSTGRES", "mysql": "MYSQL", "sqlserver": "SQLSERVER"}[engine]
     admin = os.environ.get(f"PACKATA_TEST_{prefix}_URL")
     if admin:
-        return Server(engine, admin, os.environ.get(f"PACKATA_TEST_{prefix}_RO_URL") or admin)
+        reader = os.environ.get(f"PACKATA_TEST_{prefix}_RO_URL")
+        server = Server(engine, admin, reader or admin)
+        if reader:
+            return server
+        try:
+            return with_reader(server)
+        except Exception as error:  # a reader that cannot be made is a broken setup
+            pytest.fail(f"cannot create the SELECT-only {engine} login: {type(error).__name__}")
     return _from_containers(engine)
 
 

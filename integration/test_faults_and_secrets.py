@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -44,12 +45,17 @@ def write_contract(path: Path, rules: list[dict], servers: list[dict] | None = N
     return path
 
 
+BINARY = str(Path(sys.executable).with_name("packata-sql"))
+
+
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "packata_sql", *args], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, **(env or {})})
+    """The installed `packata-sql` binary, as users run it."""
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
-def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tmp_path):
+def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tmp_path,
+                                                                      wait_until):
     server.execute("DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)")
     contract = write_contract(tmp_path / "c.yaml", [
         {"id": "slow", "type": "sql", "query": SLOW[server.engine], "mustBe": 0},
@@ -57,21 +63,21 @@ def test_killed_backend_errors_that_rule_and_the_next_rule_still_runs(server, tm
     ])
     loaded = load_odcs(str(contract))
     compiled = compile_contract(loaded, get_dialect(server.engine), parameters={})
+    killed: list[object] = []
 
     def kill() -> None:
-        for _ in range(50):
-            time.sleep(0.2)
-            found = server.execute(BACKENDS[server.engine])
-            if found:
-                kill_sql = ("SELECT pg_terminate_backend(%s)" if server.engine == "postgres"
-                            else "KILL %s")
-                server.execute(kill_sql, parameters=[found[0][0]])
-                return
+        # The server's own process list shows the statement running: then it is killed.
+        found = wait_until(lambda: server.execute(BACKENDS[server.engine]),
+                           "the slow statement in the server's process list", timeout_s=15)
+        kill_sql = "SELECT pg_terminate_backend(%s)" if server.engine == "postgres" else "KILL %s"
+        server.execute(kill_sql, parameters=[found[0][0]])
+        killed.append(found[0][0])
 
     killer = threading.Thread(target=kill)
     killer.start()
     report = run(loaded, compiled, server.reader, RunOptions(timeout_s=30))
     killer.join()
+    assert killed, "the statement never showed in the server's process list"
     results = {r.key: r for r in report.results}
     assert results["slow"].status is Status.ERROR
     assert results["after"].status is Status.PASSED
@@ -112,17 +118,13 @@ def test_wrong_password_names_the_server_never_the_password(mysql, tmp_path):
 
 
 def test_sentinel_password_in_url_and_in_server_environment_never_leaks(mysql, tmp_path):
-    mysql.execute(
-        "DROP USER IF EXISTS 'packata_secret'@'%'",
-        f"CREATE USER 'packata_secret'@'%' IDENTIFIED BY '{SENTINEL}'",
-        f"GRANT SELECT ON `{mysql.admin.database}`.* TO 'packata_secret'@'%'",
-        "DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)", "INSERT INTO probe VALUES (1)",
-    )
+    login_url = _secret_login(mysql)
     try:
         endpoint = mysql.reader
+        login = _login(mysql)
         rules = [{"metric": "rowCount", "mustBe": 1},
                  {"type": "sql", "query": "SELECT COUNT(*) FROM {object}", "mustBe": 1}]
-        url = f"mysql://packata_secret:{SENTINEL}@{endpoint.host}:{endpoint.port}/{endpoint.database}"
+        url = login_url.replace(f"{login}@", f"{login}:{SENTINEL}@")
         contract = write_contract(tmp_path / "c.yaml", rules)
         done = cli("check", str(contract), "--url", url, "--format", "json")
         assert done.returncode == 0, done.stdout + done.stderr
@@ -131,7 +133,7 @@ def test_sentinel_password_in_url_and_in_server_environment_never_leaks(mysql, t
         servers = [{"server": "prod-db", "type": "mysql", "host": endpoint.host,
                     "port": endpoint.port, "database": endpoint.database}]
         contract = write_contract(tmp_path / "s.yaml", rules, servers)
-        env = {"PACKATA_PROD_DB_USERNAME": "packata_secret", "PACKATA_PROD_DB_PASSWORD": SENTINEL}
+        env = {"PACKATA_PROD_DB_USERNAME": login, "PACKATA_PROD_DB_PASSWORD": SENTINEL}
         done = cli("check", str(contract), "--format", "json", env=env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert json.loads(done.stdout)["read_only"] == "credentials"
@@ -139,7 +141,7 @@ def test_sentinel_password_in_url_and_in_server_environment_never_leaks(mysql, t
         wrong = {**env, "PACKATA_PROD_DB_PASSWORD": SENTINEL + "x"}
         assert SENTINEL not in _outputs(tmp_path, contract, env=wrong)
     finally:
-        mysql.execute("DROP USER IF EXISTS 'packata_secret'@'%'", "DROP TABLE IF EXISTS probe")
+        mysql.execute(f"DROP USER IF EXISTS '{_login(mysql)}'@'%'", "DROP TABLE IF EXISTS probe")
 
 
 def test_sentinel_password_in_a_postgres_url_never_leaks(postgres, tmp_path):
@@ -155,3 +157,89 @@ def test_sentinel_password_in_a_postgres_url_never_leaks(postgres, tmp_path):
         assert SENTINEL not in _outputs(tmp_path, contract, "--url", missing)
     finally:
         postgres.execute("DROP TABLE IF EXISTS probe")
+
+
+def _secret_login(mysql) -> str:
+    """A SELECT-only MariaDB login whose password is the sentinel; the URL has no password."""
+    login = _login(mysql)
+    mysql.execute(
+        f"DROP USER IF EXISTS '{login}'@'%'",
+        f"CREATE USER '{login}'@'%' IDENTIFIED BY '{SENTINEL}'",
+        f"GRANT SELECT ON `{mysql.admin.database}`.* TO '{login}'@'%'",
+        "DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)", "INSERT INTO probe VALUES (1)",
+    )
+    endpoint = mysql.reader
+    return f"mysql://{login}@{endpoint.host}:{endpoint.port}/{endpoint.database}"
+
+
+def _login(mysql) -> str:
+    """A login name of this test database's own: work trees testing side by side share the
+    server and its logins."""
+    return f"pk_secret_{mysql.admin.database}"[:64]
+
+
+def test_mysql_password_from_packata_password_or_option_file_never_leaks(mysql, tmp_path):
+    rules = [{"metric": "rowCount", "mustBe": 1},
+             {"type": "sql", "query": "SELECT COUNT(*) FROM {object}", "mustBe": 1}]
+    contract = write_contract(tmp_path / "c.yaml", rules)
+    try:
+        url = _secret_login(mysql)
+        home = tmp_path / "home"
+        home.mkdir()
+        quiet = {"PACKATA_PASSWORD": "", "HOME": str(home)}
+        for env in ({**quiet, "PACKATA_PASSWORD": SENTINEL}, quiet):
+            if not env["PACKATA_PASSWORD"]:
+                (home / ".my.cnf").write_text(f"[client]\npassword={SENTINEL}\n")
+            done = cli("check", str(contract), "--url", url, "--format", "json", env=env)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert json.loads(done.stdout)["read_only"] == "credentials"
+            assert "holds a password" not in done.stderr
+            assert SENTINEL not in done.stdout + done.stderr
+        assert SENTINEL not in _outputs(tmp_path, contract, "--url", url, env=quiet)
+        wrong = {**quiet, "PACKATA_PASSWORD": SENTINEL + "x"}
+        done = cli("check", str(contract), "--url", url, "--format", "json", env=wrong)
+        assert json.loads(done.stdout)["rules"][0]["diagnostic"]["code"] \
+            == "authentication-failed"
+        assert SENTINEL not in _outputs(tmp_path, contract, "--url", url, env=wrong)
+    finally:
+        mysql.execute(f"DROP USER IF EXISTS '{_login(mysql)}'@'%'", "DROP TABLE IF EXISTS probe")
+
+
+TLS_REQUIRED = {"postgres": "sslmode=require", "mysql": "ssl_mode=REQUIRED"}
+
+
+def test_tls_required_against_a_server_without_tls_fails_before_the_password(server, tmp_path):
+    """The local servers run without TLS: a URL that requires it must not connect in clear."""
+    contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1}])
+    endpoint = server.reader
+    scheme = "postgresql" if server.engine == "postgres" else "mysql"
+    url = (f"{scheme}://{endpoint.user}@{endpoint.host}:{endpoint.port}/{endpoint.database}"
+           f"?{TLS_REQUIRED[server.engine]}")
+    env = {"PACKATA_PASSWORD": SENTINEL}
+    done = cli("check", str(contract), "--url", url, "--format", "json", env=env)
+    assert done.returncode == 2
+    rule = json.loads(done.stdout)["rules"][0]
+    assert (rule["status"], rule["diagnostic"]["code"]) == ("error", "connection-failed")
+    assert "cannot connect to" in done.stderr
+    doctor = cli("doctor", "--url", url, env=env)
+    assert doctor.returncode == 2
+    assert "connection: failed (connection-failed)" in doctor.stdout
+    assert SENTINEL not in _outputs(tmp_path, contract, "--url", url, env=env)
+    plain = url.split("?")[0]
+    assert cli("doctor", "--url", plain, env={"PACKATA_PASSWORD": endpoint.password or ""}) \
+        .returncode == 0
+
+
+def test_statements_may_run_longer_than_the_connect_limit(mysql, tmp_path):
+    """Connecting is bounded; a statement is bounded by its own deadline, not by that limit."""
+    contract = write_contract(tmp_path / "c.yaml", [
+        # Several seconds of work (~64M joined rows) without a sleep function (those are refused).
+        {"id": "slow", "type": "sql", "mustBe": 64_000_000,
+         "query": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 400) "
+                  "SELECT COUNT(*) FROM r a, r b, r c"},
+    ])
+    loaded = load_odcs(str(contract))
+    compiled = compile_contract(loaded, get_dialect("mysql"), parameters={})
+    endpoint = replace(mysql.reader, connect_timeout_s=1.0)
+    report = run(loaded, compiled, endpoint, RunOptions(timeout_s=30))
+    assert report.results[0].status is Status.PASSED, report.results[0].diagnostic

@@ -116,3 +116,22 @@ def test_catastrophic_corpus_runs_at_once_without_backtracking(engine, request, 
              for n, e in enumerate(entries)}
     expected = {f"c{n}": (Status.PASSED, 0 if e["matches"] else 1) for n, e in enumerate(entries)}
     assert run_rules(engine, request, tmp_path, columns, rules) == expected
+
+
+@pytest.mark.parametrize("entry", CORPUS["catastrophic"][:3], ids=lambda e: e["pattern"][:30])
+def test_a_match_limit_warning_is_an_error_not_a_count(mysql, entry):
+    """Should a pattern slip past the guard, MariaDB's "no match" with warning 1139 is not a
+    measurement: the session ends the statement in error instead of returning the count."""
+    from packata_sql.session import ProviderError, open_session
+
+    dialect = get_dialect("mysql")
+    search = dialect.regex_search(exp.Literal.string(attack(entry)),
+                                  portable(entry["pattern"], dialect.regex_flavor))
+    session = open_session(mysql.reader, trust_environment=False)
+    try:
+        with pytest.raises(ProviderError) as raised:
+            session.fetch_row(f"SELECT {dialect.render(search)}", 30.0)
+        assert (raised.value.category, raised.value.code) == ("provider-error", "1139")
+        assert session.fetch_row("SELECT 1", 30.0) == (1,)  # the session goes on
+    finally:
+        session.close()

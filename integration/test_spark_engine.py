@@ -156,7 +156,7 @@ def test_adversarial_counts_are_exact_on_binary_and_lcase_columns(adversarial, t
     report = check(adversarial.reader, contract)
     found = {r.key: (r.status, r.value) for r in report.results}
     assert found == {key: (Status.PASSED, count) for key, count in expected_counts().items()}
-    assert report.read_only == "not-enforced"
+    assert report.read_only == "library-only"
     # Plans per engine: the distinct keys each ran alone, everything else in one scan.
     assert {r.key for r in report.results if not r.fused} == DISTINCT_RULES
 
@@ -308,7 +308,7 @@ def test_doctor_says_the_engine_enforces_nothing_and_what_would(adversarial, cap
     url = f"{adversarial.url};schema={adversarial.database}"
     assert main(["doctor", "--url", url]) == 0
     out = capsys.readouterr().out
-    assert "read-only level: not-enforced" in out
+    assert "read-only level: library-only" in out and "spark-java-calls" in out
     assert "the engine does not enforce read-only" in out
     assert "USE CATALOG, USE SCHEMA and SELECT" in out
     assert url.split("token=")[1].split(";")[0] not in out

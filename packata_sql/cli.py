@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from packata_sql import __version__
 
@@ -18,10 +19,72 @@ class UsageError(Exception):
     """Bad arguments or an unreadable contract: exit 3 with one clear line, no traceback."""
 
 
+_NOT_SHOWN = "(not shown: it may hold a password)"
+# Shown in messages: option names as options are spelled (not `-pSECRET`, the mysql habit).
+_OPTION_NAME = re.compile(r"-[A-Za-z]|--[a-z][a-z0-9-]*")
+# `scheme://`, a scheme missing a slash (`postgresql:/`), or `user:password@` without one;
+# not a Windows drive (`C:/`) nor a path with an '@' in a folder name.
+_URL_LIKE = re.compile(r"://|^[A-Za-z][A-Za-z0-9+.-]+:/|^[^/@\s]*:[^/@\s]*@")
+
+
 class _Parser(argparse.ArgumentParser):
+    """argparse, except that no error message repeats an argument the user typed (a value may
+    be a password, or a URL holding one) unless it is one of the parser's own words."""
+
+    _typed: Sequence[str] = ()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._typed = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {self._redacted(message)}\n")
+
+    def _redacted(self, message: str) -> str:
+        own = _vocabulary(self)
+        hidden = {value for token in self._typed for value in _values(token)} - own
+        for value in sorted(hidden, key=len, reverse=True):
+            message = message.replace(repr(value), _NOT_SHOWN)
+            message = re.sub(rf"(?<!\S){re.escape(value)}(?!\S)", lambda _: _NOT_SHOWN, message)
+        if "--url" not in message and any(_URL_LIKE.search(value) for value in hidden):
+            message += " (a database URL goes after --url)"
+        return message
+
+
+def _values(token: str) -> list[str]:
+    """What an argument may hide: all of it, except an option's name."""
+    if _OPTION_NAME.fullmatch(token):
+        return []
+    name, equals, value = token.partition("=")
+    if token.startswith("--") and equals and _OPTION_NAME.fullmatch(name):
+        return [token, value] if value else [token]
+    return [token]
+
+
+def _vocabulary(parser: argparse.ArgumentParser) -> set[str]:
+    """The option names, choices and command names a parser and its sub-parsers define."""
+    words: set[str] = set()
+    for action in parser._actions:
+        words.update(action.option_strings)
+        if isinstance(action.choices, dict):
+            words.update(str(name) for name in action.choices)
+            for sub in action.choices.values():
+                if isinstance(sub, argparse.ArgumentParser):
+                    words |= _vocabulary(sub)
+        elif action.choices is not None:
+            words.update(str(choice) for choice in action.choices)
+    return words
+
+
+def _not_a_url(text: str) -> str:
+    """For arguments that are paths or names: a URL there is a misplaced --url."""
+    if _URL_LIKE.search(text):
+        raise argparse.ArgumentTypeError(
+            "this looks like a database URL: pass it with --url (the value is not shown: it may "
+            "hold a password)"
+        )
+    return text
 
 
 def _positive(text: str) -> float:
@@ -42,12 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = commands.add_parser("check", help="run a contract's rules and report")
-    check.add_argument("contract", help="ODCS v3 contract (YAML)")
+    check.add_argument("contract", type=_not_a_url, help="ODCS v3 contract (YAML)")
     where = check.add_mutually_exclusive_group()
-    where.add_argument("--url", help="database URL, e.g. duckdb:///warehouse.duckdb")
-    where.add_argument("--server", help="name of a contract `servers` entry")
+    where.add_argument("--url", help="database URL, e.g. duckdb:///warehouse.duckdb; its "
+                                     "password is better given as PACKATA_PASSWORD")
+    where.add_argument("--server", type=_not_a_url, help="name of a contract `servers` entry")
     check.add_argument("--format", choices=("table", "json", "junit"), default="table")
-    check.add_argument("--output", help="write the report to this file instead of stdout")
+    check.add_argument("--output", type=_not_a_url,
+                       help="write the report to this file instead of stdout")
     check.add_argument("--select", action="extend", nargs="+", metavar="KEY",
                        help="run only these rule keys")
     check.add_argument("--timeout", type=_positive, default=300.0, metavar="S",
@@ -67,21 +132,41 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                        help="a value for {param:NAME} in SQL rules (types: int, decimal, "
                             "string, bool, date; inferred when omitted)")
+    check.add_argument("--dbt-project", metavar="DIR",
+                       help="check the models this dbt project built in its last run "
+                            "(reads DIR/target/manifest.json and run_results.json)")
 
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
-    compile_.add_argument("contract")
-    compile_.add_argument("--dialect", required=True,
+    compile_.add_argument("contract", type=_not_a_url)
+    compile_.add_argument("--dialect", required=True, type=_not_a_url,
                           help="duckdb, sqlite, postgres, mysql or sqlserver")
     compile_.add_argument("--format", choices=("json",), default="json")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
 
     doctor = commands.add_parser("doctor", help="show what a login can do and the read-only level")
-    doctor.add_argument("contract", nargs="?", help="a contract whose server to inspect")
+    doctor.add_argument("contract", nargs="?", type=_not_a_url,
+                        help="a contract whose server to inspect")
     where = doctor.add_mutually_exclusive_group()
     where.add_argument("--url")
-    where.add_argument("--server")
+    where.add_argument("--server", type=_not_a_url)
     doctor.add_argument("--trust-environment", action="store_true")
+    doctor.add_argument("--timeout", type=_positive, default=10.0, metavar="S",
+                        help="time limit to open the connection in seconds (default 10)")
+
+    dbt = commands.add_parser("dbt", help="run the rules inside dbt, as a post-hook gate")
+    dbt_commands = dbt.add_subparsers(dest="dbt_command", required=True, parser_class=_Parser)
+    generate = dbt_commands.add_parser(
+        "generate", help="write the post-hook runtime and one plan per model into DIR/macros/packata_sql/")
+    generate.add_argument("contract", nargs="+", help="ODCS v3 contracts (YAML)")
+    generate.add_argument("--project-dir", required=True, metavar="DIR", help="the dbt project")
+    generate.add_argument("--dialect", action="append", metavar="D",
+                          help="a dbt adapter type to compile for (default: duckdb and postgres)")
+    generate.add_argument("--object", action="append", default=[], metavar="ODCS_NAME=MODEL",
+                          help="the dbt model of a contract object whose name differs")
+    generate.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
+    generate.add_argument("--check", action="store_true",
+                          help="write nothing; exit 1 when a generated file is stale or missing")
 
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
@@ -100,6 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "dbt":
+            from packata_sql.dbt.generate import generate
+
+            return generate(args.contract, args.project_dir, args.dialect, args.object,
+                            args.odcs_between, args.check)
         if args.command == "doctor":
             from packata_sql.commands import doctor
 
@@ -110,6 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"packata-sql: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # before the run started (loading, compiling): nothing to report
+        from packata_sql.report import EXIT_INTERRUPTED
+
+        print("packata-sql: interrupted before a report was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as error:  # a bug: say so without the message, which may hold data
         if os.environ.get("PACKATA_SQL_DEBUG") == "1":
             raise

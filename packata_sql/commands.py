@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from packata_sql.cli import UsageError
-from packata_sql.compiler import compile_contract
+from packata_sql.compiler import Compiled, compile_contract
 from packata_sql.contracts.model import Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
@@ -32,6 +34,10 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
         endpoint = parse_url(url) if url else from_server(contract, server)
     except EndpointError as error:
         raise UsageError(str(error)) from None
+    if endpoint.password_source == "url" and endpoint.password:
+        print("packata-sql: warning: the database URL holds a password, which shell history "
+              "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
+              "(the password is not shown)", file=sys.stderr)
     if endpoint.engine == "duckdb" and endpoint.in_memory and not trust_environment:
         raise UsageError(
             "an in-memory DuckDB database cannot be opened read-only; point --url at a "
@@ -40,7 +46,8 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
     return endpoint
 
 
-def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint) -> Report:
+def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint,
+                 compiler: Callable[..., Compiled] = compile_contract) -> Report:
     selected = args.select
     if selected:
         known = {rule.key for rule in contract.rules}
@@ -48,8 +55,8 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         if unknown:
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
     parameters = dict(_parameters(getattr(args, "param", [])))
-    compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                select=selected, parameters=parameters)
+    compiled = compiler(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                        select=selected, parameters=parameters)
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
@@ -87,7 +94,12 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
 def check(args: argparse.Namespace) -> int:
     contract = load_contract(args.contract, args.odcs_between)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
-    report = check_report(args, contract, endpoint)
+    if getattr(args, "dbt_project", None):  # only the models dbt built in its last run
+        from packata_sql.dbt.manifest import dbt_compiler
+
+        report = check_report(args, contract, endpoint, dbt_compiler(args.dbt_project, endpoint))
+    else:
+        report = check_report(args, contract, endpoint)
     emit(report, args.format, args.output)
     return report.exit_code(fail_on_warning=args.fail_on == "warning")
 
@@ -117,24 +129,28 @@ def doctor(args: argparse.Namespace) -> int:
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
     print(f"target: {endpoint.describe()}")
+    endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:
         print(f"connection: failed ({error.category}): {error}")
         return 2
     try:
-        allowed = getattr(session, "authored_allowed", True)
-        reasons = getattr(session, "risks", None) or getattr(session, "privileges", None) or []
+        decision = session.decision  # the same decision a run would report
         print("connection: ok")
-        print(f"read-only level: {session.read_only}")
+        print(f"read-only level: {decision.level}")
         print(getattr(session, "library_rules", None)
               or "library rules: run inside the engine's read-only mode")
-        if allowed:
+        if decision.routes:
+            print("routes out of read-only mode (names only):")
+            for route in decision.routes:
+                print(f"  - {route}")
+        if decision.authored_sql:
             print("authored SQL rules: allowed")
         else:
-            print("authored SQL rules: refused (read-only-not-guaranteed); the login can "
-                  f"escape a read-only transaction through: {', '.join(reasons)}")
-            print("  use a SELECT-only login, or pass --trust-environment to accept the risk")
+            print("authored SQL rules: refused (read-only-not-guaranteed)")
+            print("  use a login without these routes, or pass --trust-environment to accept "
+                  "the risk")
         if advice := getattr(session, "advice", None):  # engines without a read-only mode
             print(f"to make it safe: {advice}")
     finally:

@@ -133,8 +133,17 @@ def _compile_rule(
         return None, problems
     columns = handler.columns(rule, definition, schema)
     segments = (*prefix, rule.target.physical_object)
+    too_long = name_problems(dialect, (*segments, *columns), site)
+    if too_long:
+        return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     return Plan(rule, handler, definition, segments, columns, declared), problems
+
+
+def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:
+    """Names longer than the engine keeps are findings, never silently truncated."""
+    found = (dialect.identifier_problem(name) for name in dict.fromkeys(names))
+    return [site.finding("name-too-long", problem) for problem in found if problem]
 
 
 def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
@@ -156,6 +165,9 @@ def _compile_sql(
     target = rule.target
     segments = (*prefix, target.physical_object) if target.physical_object else None
     column = None if target.nested else target.physical_property
+    too_long = name_problems(dialect, (*(segments or ()), *([column] if column else [])), site)
+    if too_long:
+        return None, too_long
     bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
     findings = [site.finding(p.code, p.message) for p in problems]
     if bound is None:

@@ -1,12 +1,16 @@
 """Where a run connects: a database URL, or a contract `servers` entry, as one Endpoint.
 
-Only `Endpoint.describe()` is ever shown to users: it never holds the password.
+Server URLs are read by SQLAlchemy's `make_url` (driver suffixes such as `+psycopg`,
+percent-encoded user names and passwords); file URLs, which hold no credentials, by the
+standard library. Only `Endpoint.describe()` is ever shown to users, and no message
+here repeats the URL: it may hold a password.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -21,6 +25,25 @@ _SCHEMES = {
     "mysql": "mysql", "mariadb": "mysql",
 }
 _DEFAULT_PORTS = {"postgres": 5432, "mysql": 3306}
+#: Seconds to open a connection (TCP, TLS and login) when no smaller limit applies.
+CONNECT_TIMEOUT_S = 10.0
+#: The password for `--url` targets, so it need not appear on the command line.
+PASSWORD_VARIABLE = "PACKATA_PASSWORD"
+_URL_HINT = "write scheme://user@host:port/database (the URL is not shown: it may hold a password)"
+
+# URL query parameters each engine accepts, all about TLS except `schema`.
+POSTGRES_SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+MYSQL_SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
+_POSTGRES_PARAMETERS = ("sslmode", "sslrootcert", "sslcert", "sslkey", "sslcrl")
+_MYSQL_PARAMETERS = ("ssl_mode", "ssl", "ssl_ca", "ssl_cert", "ssl_key", "ssl_verify_cert",
+                     "ssl_verify_identity")
+# Parameter names an error may repeat: other names could be a misplaced secret.
+_KNOWN_PARAMETERS = frozenset({
+    *_POSTGRES_PARAMETERS, *_MYSQL_PARAMETERS, "sslmode", "sslpassword", "ssl_disabled",
+    "charset", "connect_timeout", "application_name", "options", "password", "user", "host",
+    "port", "database", "dbname", "search_path", "sslsni", "channel_binding", "require_auth",
+})
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 class EndpointError(ValueError):
@@ -37,8 +60,12 @@ class Endpoint:
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     server: str | None = None  # the contract server's name, for messages
-    #: Engine-specific connection parameters that hold no secret (Spark Connect's use_ssl…).
+    #: Driver options from the URL, normalised (TLS: `sslmode`…, or `ssl_mode`, `ssl_ca`…).
     options: tuple[tuple[str, str], ...] = ()
+    #: Where the password came from: "url", an environment variable's name, or None (the
+    #: driver's own sources: PGPASSWORD, ~/.pgpass, ~/.my.cnf).
+    password_source: str | None = None
+    connect_timeout_s: float = CONNECT_TIMEOUT_S
 
     @property
     def declared_schema(self) -> str | None:
@@ -49,6 +76,9 @@ class Endpoint:
     def in_memory(self) -> bool:
         return self.database == MEMORY
 
+    def option(self, name: str) -> str | None:
+        return dict(self.options).get(name)
+
     def describe(self) -> str:
         if self.engine in FILE_ENGINES:
             return f"{self.engine}:{self.database}"
@@ -58,42 +88,123 @@ class Endpoint:
 
 def parse_url(url: str) -> Endpoint:
     """`duckdb:///rel.duckdb`, `duckdb:////abs.duckdb?schema=s`, `sqlite:///f.db`,
-    `postgresql://user:password@host:5432/db?schema=s`, `mysql://user@host/db`,
-    `sc://host:15002/;token=…` (Spark Connect, endpoint_spark.py)."""
-    scheme, separator, _ = url.partition("://")
-    if scheme.lower() == "sc":
+    `postgresql://user@host:5432/db?schema=s&sslmode=verify-full`,
+    `mysql+pymysql://user@host/db?ssl_ca=/etc/ca.pem`, `sc://host:15002/;token=…` (Spark
+    Connect, read in endpoint_spark.py)."""
+    scheme = url.partition(":")[0].split("+", 1)[0].lower()
+    if scheme == "sc":
         from packata_sql.endpoint_spark import parse_spark_url
 
         return parse_spark_url(url)
-    engine = _SCHEMES.get(scheme.split("+", 1)[0].lower())
-    if engine is None or not separator:
-        raise EndpointError(
-            f"unsupported database URL scheme '{scheme}' (duckdb, sqlite, postgresql, mysql, sc)"
-        )
+    if _SCHEMES.get(scheme) in FILE_ENGINES:
+        return _file_url(url, _SCHEMES[scheme])
+    from sqlalchemy.engine.url import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise EndpointError(f"the {engine} URL is malformed") from None
-    query = parse_qs(parts.query)
-    schema = query.get("schema", [""])[0]
-    if engine in FILE_ENGINES:
-        if parts.netloc:
-            raise EndpointError("a file database URL has no host: write duckdb:///path/to/file")
-        path = unquote(parts.path)
-        database = path[1:] if path.startswith("/") else path
-        # DuckDB has schemas; SQLite's only namespaces are attached databases.
-        prefix = (schema,) if schema and engine == "duckdb" else ()
-        return Endpoint(engine, database or MEMORY, prefix)
+        parts = make_url(url)
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise EndpointError(f"the database URL cannot be read: {_URL_HINT}") from None
+    scheme = parts.drivername.split("+", 1)[0].lower()
+    engine = _SCHEMES.get(scheme)
+    if engine is None:
+        named = f" '{scheme}'" if scheme.isalpha() else ""  # a word, not a misplaced secret
+        raise EndpointError(
+            f"unsupported database URL scheme{named} (duckdb, sqlite, postgresql, mysql, sc)"
+        )
+    query = _single_values(parts.query)
+    if parts.host and "@" in parts.host:
+        raise EndpointError("the database URL has two '@': write '@' in a password as %40 "
+                            "(the URL is not shown: it may hold a password)")
+    if parts.port is not None and not 0 < parts.port < 65536:
+        raise EndpointError(f"the {engine} URL's port must be between 1 and 65535")
+    schema = query.pop("schema", "")
+    password, source = parts.password, "url" if parts.password is not None else None
+    if password is None and os.environ.get(PASSWORD_VARIABLE):
+        password, source = os.environ[PASSWORD_VARIABLE], PASSWORD_VARIABLE
     return Endpoint(
-        engine,
-        unquote(parts.path.lstrip("/")),
-        (schema,) if schema else (),
-        parts.hostname or "localhost",
-        port or _DEFAULT_PORTS[engine],
-        unquote(parts.username) if parts.username else None,
-        unquote(parts.password) if parts.password is not None else None,
+        engine, parts.database or "", (schema,) if schema else (),
+        parts.host or "localhost", parts.port or _DEFAULT_PORTS[engine],
+        parts.username or None, password,
+        options=_postgres_options(query) if engine == "postgres" else _mysql_options(query),
+        password_source=source,
     )
+
+
+def _file_url(url: str, engine: str) -> Endpoint:
+    """A DuckDB or SQLite file URL, read as `make_url` reads it (path after `///`, decoded).
+    Such URLs hold no credentials, so the standard library reads them: a DuckDB run does not
+    pay SQLAlchemy's import (about twice sqlglot's) at every start."""
+    parts = urlsplit(url, allow_fragments=False)
+    if parts.netloc:
+        raise EndpointError("a file database URL has no host: write duckdb:///path/to/file")
+    query = _single_values({name: values[0] if len(values) == 1 else tuple(values)
+                            for name, values in parse_qs(parts.query).items()})
+    # DuckDB has schemas; SQLite's only namespaces are attached databases.
+    schema = query.pop("schema", "") if engine == "duckdb" else ""
+    if query:
+        other = " other than ?schema=" if engine == "duckdb" else ""
+        raise EndpointError(f"a {engine} URL takes no parameters after '?'{other}")
+    database = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
+    return Endpoint(engine, database or MEMORY, (schema,) if schema else ())
+
+
+def _single_values(query: Mapping[str, str | tuple[str, ...]]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for name, value in query.items():
+        if not isinstance(value, str):
+            raise EndpointError(f"the database URL gives '{name}' more than once")
+        values[str(name)] = value
+    return values
+
+
+def _unknown(engine: str, query: dict[str, str], accepted: tuple[str, ...]) -> None:
+    unknown = sorted(set(query) - set(accepted))
+    if unknown:
+        names = ", ".join(f"'{name}'" for name in unknown) \
+            if set(unknown) <= _KNOWN_PARAMETERS else "a parameter"
+        raise EndpointError(f"the {engine} URL has {names} after '?', which packata-sql does not "
+                            f"use; it accepts: schema, {', '.join(accepted)}")
+
+
+def _postgres_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """libpq's TLS settings, passed to it unchanged."""
+    _unknown("postgresql", query, _POSTGRES_PARAMETERS)
+    mode = query.get("sslmode")
+    if mode is not None and mode not in POSTGRES_SSLMODES:
+        raise EndpointError(f"sslmode must be one of {', '.join(POSTGRES_SSLMODES)}")
+    return tuple(sorted(query.items()))
+
+
+def _mysql_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """MySQL's `ssl_mode` vocabulary; `ssl`, `ssl_verify_cert` and `ssl_verify_identity`
+    (PyMySQL's and SQLAlchemy's spellings) are read as modes, and a CA file alone means
+    VERIFY_CA as in the mysql client."""
+    _unknown("mysql", query, _MYSQL_PARAMETERS)
+    flags = {name: _boolean(name, query.pop(name))
+             for name in ("ssl", "ssl_verify_cert", "ssl_verify_identity") if name in query}
+    mode = query.pop("ssl_mode", None)
+    if mode is not None:
+        mode = mode.upper()
+        if mode not in MYSQL_SSL_MODES:
+            raise EndpointError(f"ssl_mode must be one of {', '.join(MYSQL_SSL_MODES)}")
+    elif flags.get("ssl") is False:
+        mode = "DISABLED"
+    elif flags.get("ssl_verify_identity"):
+        mode = "VERIFY_IDENTITY"
+    elif flags.get("ssl_verify_cert") or "ssl_ca" in query:
+        mode = "VERIFY_CA"
+    elif flags.get("ssl") or "ssl_cert" in query or "ssl_key" in query:
+        mode = "REQUIRED"
+    if mode == "DISABLED" and query:
+        raise EndpointError("the mysql URL disables TLS but names TLS files")
+    return tuple(sorted(query.items())) + ((("ssl_mode", mode),) if mode else ())
+
+
+def _boolean(name: str, value: str) -> bool:
+    if value.lower() not in _BOOLEANS:
+        raise EndpointError(f"the URL parameter '{name}' must be true or false")
+    return _BOOLEANS[value.lower()]
 
 
 def from_server(contract: Contract, name: str | None) -> Endpoint:
@@ -169,8 +280,9 @@ def _network_endpoint(server: Server, engine: str, schema: tuple[str, ...]) -> E
     if port is not None and not isinstance(port, int):
         raise EndpointError(f"server '{server.name}': 'port' must be a number")
     user_variable, password_variable = credential_variables(server.name)
+    password = os.environ.get(password_variable)
     return Endpoint(
         engine, database, schema, host, port or _DEFAULT_PORTS[engine],
-        os.environ.get(user_variable) or None, os.environ.get(password_variable),
-        server=server.name,
+        os.environ.get(user_variable) or None, password,
+        server=server.name, password_source=password_variable if password is not None else None,
     )

@@ -2,8 +2,8 @@
 servers of type `spark` or `databricks`. Kept apart from endpoint.py: Spark Connect's URL is
 not an RFC 3986 URL with a password (`;key=value` parameters follow the path).
 
-The token comes from the URL, else from the `PACKATA_<SERVER>_PASSWORD` variable; it is held
-in `Endpoint.password` and never shown.
+The token comes from the URL (else PACKATA_PASSWORD) or, for a server entry, from the
+`PACKATA_<SERVER>_PASSWORD` variable; it is held in `Endpoint.password` and never shown.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 from urllib.parse import unquote
 
 from packata_sql.contracts.model import Server
-from packata_sql.endpoint import Endpoint, EndpointError, credential_variables
+from packata_sql.endpoint import PASSWORD_VARIABLE, Endpoint, EndpointError, credential_variables
 
 ENGINE = "spark"
 DEFAULT_PORT = 15002
@@ -53,8 +53,11 @@ def parse_spark_url(url: str) -> Endpoint:
                      if key not in CLIENT_PARAMETERS and not key.startswith(HEADER_PREFIX))
     if unknown:
         raise EndpointError(f"unknown Spark Connect URL parameter(s): {', '.join(unknown)}")
+    source = "url" if token is not None else None
+    if token is None and os.environ.get(PASSWORD_VARIABLE):
+        token, source = os.environ[PASSWORD_VARIABLE], PASSWORD_VARIABLE
     return Endpoint(ENGINE, "", schema, host, port, user, token,
-                    options=tuple(sorted(parameters.items())))
+                    options=tuple(sorted(parameters.items())), password_source=source)
 
 
 def spark_server_endpoint(server: Server) -> Endpoint:
@@ -69,13 +72,15 @@ def spark_server_endpoint(server: Server) -> Endpoint:
     segments = [server.setting("catalog"), server.setting("schema")]
     schema = tuple(s for s in segments if isinstance(s, str) and s)
     user_variable, password_variable = credential_variables(server.name)
+    token = os.environ.get(password_variable) or None
     # Databricks compute serves Spark Connect over TLS on 443 (documented, not tested here).
     databricks = server.type.lower() == "databricks"
     return Endpoint(ENGINE, "", schema, host.removeprefix("sc://").split("/")[0],
                     port or (443 if databricks else DEFAULT_PORT),
                     os.environ.get(user_variable) or None,
-                    os.environ.get(password_variable) or None, server=server.name,
-                    options=(("use_ssl", "true"),) if databricks else ())
+                    token, server=server.name,
+                    options=(("use_ssl", "true"),) if databricks else (),
+                    password_source=password_variable if token else None)
 
 
 def connection_string(endpoint: Endpoint) -> str:

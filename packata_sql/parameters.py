@@ -9,6 +9,8 @@ import datetime
 import re
 from decimal import Decimal, InvalidOperation
 
+from packata_sql.values import beyond_limits
+
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _INT = re.compile(r"^[-+]?\d+$")
 _DECIMAL = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
@@ -25,12 +27,14 @@ class ParameterError(ValueError):
 def parse_parameter(text: str) -> tuple[str, Value]:
     head, separator, raw = text.partition("=")
     if not separator:
-        raise ParameterError(f"--param needs NAME=VALUE (got no '=' in '{head}')")
+        raise ParameterError("a --param has no '=': write NAME=VALUE or NAME:TYPE=VALUE "
+                             "(the argument is not shown: it may hold a secret)")
     name, _, kind = head.partition(":")
     if not _NAME.match(name):
-        raise ParameterError(f"--param name '{name}' is not an identifier")
+        raise ParameterError("a --param name is not an identifier (letters, digits and '_'; "
+                             "the name is not shown: it may hold a secret)")
     if kind and kind not in TYPES:
-        raise ParameterError(f"--param {name}: type must be one of {', '.join(TYPES)}")
+        raise ParameterError(f"--param {name}: the type must be one of {', '.join(TYPES)}")
     try:
         return name, _typed(raw, kind or _infer(raw))
     except (ValueError, InvalidOperation):
@@ -50,10 +54,11 @@ def _infer(raw: str) -> str:
 
 
 def _typed(raw: str, kind: str) -> Value:
-    if kind == "int":
-        return int(raw)
-    if kind == "decimal":
-        return Decimal(raw)
+    if kind in ("int", "decimal"):
+        number = int(raw) if kind == "int" else Decimal(raw)
+        if beyond_limits(number):  # 1e999999999 would hang exact arithmetic and the drivers
+            raise ValueError(raw)
+        return number
     if kind == "bool":
         if raw not in ("true", "false"):
             raise ValueError(raw)

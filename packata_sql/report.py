@@ -73,6 +73,10 @@ class Report:
     schema: str | None = None
     #: Descriptive rules were accepted unexecuted (`--accept-unexecutable` or the contract).
     accept_unexecutable: bool = False
+    #: Whether authored SQL rules may run on this login ("allowed"/"refused"), and the routes
+    #: (names only) that let the login escape the engine's read-only mode.
+    authored_sql: str | None = None
+    routes: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:

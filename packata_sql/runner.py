@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -16,6 +16,7 @@ from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
 from packata_sql.planner import Scan, build_scan, group_by_object, plan_scans
+from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
@@ -111,12 +112,15 @@ def run(
     interrupted = False
     connection_problem: str | None = None
     read_only: str | None = None
+    decision: Decision | None = None
     session: Session | None = None
     try:
         if compiled.executable:
             try:
-                session = open_session(endpoint, trust_environment=options.trust_environment)
-                read_only = session.read_only
+                session = open_session(_bounded(endpoint, state.remaining()),
+                                       trust_environment=options.trust_environment)
+                decision = session.decision
+                read_only = decision.level
             except ProviderError as error:
                 connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
@@ -141,7 +145,14 @@ def run(
                   (*compiled.findings, *state.notes),
                   interrupted, settings, connection_problem,
                   schema=session.schema if session is not None else None,
-                  accept_unexecutable=accept)
+                  accept_unexecutable=accept,
+                  authored_sql=decision.authored_label if decision else None,
+                  routes=decision.routes if decision else ())
+
+
+def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
+    """Connecting counts against the per-rule timeout and the run's budget."""
+    return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
 def _run_object(state: _Run, session: Session, segments: tuple[str, ...],

@@ -16,15 +16,21 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.endpoint import Endpoint
+from packata_sql.readonly import (
+    CREDENTIALS,
+    ENFORCED,
+    TRUSTED,
+    Decision,
+    LoginFacts,
+    NotReadOnly,
+    decide,
+)
 
-ENFORCED = "enforced"
-CREDENTIALS = "credentials"
-TRUSTED = "trusted"
+__all__ = ["CREDENTIALS", "ENFORCED", "TRUSTED", "Decision", "LoginFacts"]
 
 Rows = list[tuple[Any, ...]]
 T = TypeVar("T")
 STOP_GRACE_S = 10.0
-CONNECT_TIMEOUT_S = 10
 
 
 @dataclass(frozen=True)
@@ -53,9 +59,14 @@ class ProviderError(Exception):
         "refused": "the connection would not be read-only",
         "driver-missing": "the engine's client package is not installed (Spark: pip install "
                           "'packata-sql[spark]')",
+        "insecure-connection": (
+            "the server asked for the password in clear text on a connection whose encryption "
+            "the URL does not require; it was not sent (require TLS, e.g. ?sslmode=require or "
+            "?ssl_mode=REQUIRED)"
+        ),
         "read-only-not-guaranteed": (
-            "the login could write or reach files despite the read-only transaction; authored "
-            "SQL runs only with a SELECT-only login or --trust-environment"
+            "the login can escape the engine's read-only mode (the report names the routes); "
+            "this runs only with a login without them or with --trust-environment"
         ),
     }
 
@@ -79,7 +90,11 @@ class Interrupted(Exception):
 
 class Session(Protocol):
     dialect: Dialect
-    read_only: str
+    facts: LoginFacts
+    decision: Decision
+
+    @property
+    def read_only(self) -> str: ...
     #: The schema unqualified names resolve in, for library and authored SQL alike.
     schema: str | None
 
@@ -97,11 +112,22 @@ class Session(Protocol):
 
 
 def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
-    """Raises ProviderError when no read-only session can be had."""
+    """Raises ProviderError when no read-only session can be had. The session reports its
+    facts; `readonly.decide` alone turns them into the level and the authored-SQL verdict."""
+    session = _engine_session(endpoint)
+    try:
+        session.decision = decide(session.facts, trust_environment=trust_environment)
+    except NotReadOnly:
+        session.close()
+        raise ProviderError("refused", "not-read-only") from None
+    return session
+
+
+def _engine_session(endpoint: Endpoint) -> TimedSession:
     if endpoint.engine == "duckdb":
         from packata_sql.sessions.embedded import DuckDBSession
 
-        return DuckDBSession(endpoint, trust_environment=trust_environment)
+        return DuckDBSession(endpoint)
     if endpoint.engine == "sqlite":
         from packata_sql.sessions.embedded import SQLiteSession
 
@@ -109,15 +135,15 @@ def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
     if endpoint.engine == "postgres":
         from packata_sql.sessions.postgres import PostgresSession
 
-        return PostgresSession(endpoint, trust_environment=trust_environment)
+        return PostgresSession(endpoint)
     if endpoint.engine == "mysql":
         from packata_sql.sessions.mysql import MySQLSession
 
-        return MySQLSession(endpoint, trust_environment=trust_environment)
+        return MySQLSession(endpoint)
     if endpoint.engine == "spark":
         from packata_sql.sessions.spark import SparkConnectSession
 
-        return SparkConnectSession(endpoint, trust_environment=trust_environment)
+        return SparkConnectSession(endpoint)
     raise ProviderError("connection-failed", "unsupported-engine")
 
 
@@ -127,10 +153,11 @@ class TimedSession:
     engine's C code would otherwise hold off Python's signal handling)."""
 
     dialect: Dialect
-    read_only: str
     schema: str | None = None
-    #: Whether authored SQL may run: the read-only guarantee holds for arbitrary statements.
-    authored_allowed: bool = True
+    #: What the engine found about the login; set by each engine's constructor.
+    facts: LoginFacts
+    #: What `readonly.decide` made of the facts; until then nothing authored may run.
+    decision = Decision("unknown", False, ())
     #: A statement that ignored its interruption still holds the connection.
     _stuck = False
     #: The time limit of the statement being run, for engines that also enforce it server-side.
@@ -151,21 +178,35 @@ class TimedSession:
     def _classify(self, error: Exception) -> ProviderError:
         raise NotImplementedError
 
+    # Engine-specific, called on the main thread after an interruption was ignored.
+    def _terminate(self) -> None:
+        """Ends the statement's connection from outside; engines that cannot, do nothing."""
+
+    @property
+    def read_only(self) -> str:
+        return self.decision.level
+
     def cancel(self) -> None:
         self._interrupt()
 
+    def close(self) -> None:
+        raise NotImplementedError
+
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
+        """Generated library SQL."""
         rows = self._timed(lambda: self._run(sql, None), limit_s).rows
         if len(rows) != 1:
             raise ProviderError("provider-error", "not-one-row")
         return rows[0]
 
     def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
-        if not self.authored_allowed:
+        if not self.decision.authored_sql:
             raise ProviderError("read-only-not-guaranteed")
         return self._timed(lambda: self._run(sql, list(parameters)), limit_s)
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
+        if self.decision.object_refused(tuple(segments)):
+            raise ProviderError("read-only-not-guaranteed", "definer-object")
         return self._timed(lambda: self._describe(segments), 60.0)
 
     def objects(self, schema: str | None) -> list[str]:
@@ -177,7 +218,12 @@ class TimedSession:
         raise NotImplementedError
 
     def _stop(self, finished: threading.Event) -> None:
+        """Cancel; if the statement ignores that, end its connection from a control
+        connection, so the next statement runs on a fresh one and no backend outlives us."""
         self._interrupt()
+        if finished.wait(STOP_GRACE_S):
+            return
+        self._terminate()
         if not finished.wait(STOP_GRACE_S):
             self._stuck = True
 

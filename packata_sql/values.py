@@ -13,16 +13,32 @@ from fractions import Fraction
 
 _NUMERIC_TEXT = re.compile(r"^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 DISPLAY_PLACES = 6
+#: Numbers with more significant digits, or a decimal exponent beyond ±this, are refused: no
+#: engine stores them, and exact arithmetic on `1e999999999` (a billion digits) never ends.
+MAX_DIGITS = 1000
+_MAX_BITS = 3322  # 2**3322 ≈ 10**1000
 
 
 class NotExact(ValueError):
     """The value is not a finite number (or boolean, where allowed)."""
 
 
+def beyond_limits(number: int | Decimal) -> bool:
+    """More than MAX_DIGITS significant digits or an exponent beyond ±MAX_DIGITS."""
+    if isinstance(number, int):
+        return number.bit_length() > _MAX_BITS
+    if not number.is_finite() or not number:
+        return False
+    return len(number.as_tuple().digits) > MAX_DIGITS or abs(number.adjusted()) > MAX_DIGITS
+
+
 def exact_number(value: object, *, allow_text: bool) -> Fraction:
-    """A finite number as a Fraction; booleans, NaN, infinities and other text are refused."""
+    """A finite number as a Fraction; booleans, NaN, infinities, numbers beyond MAX_DIGITS and
+    other text are refused."""
     if isinstance(value, bool):
         raise NotExact("boolean")
+    if isinstance(value, int | Decimal) and beyond_limits(value):
+        raise NotExact(f"more than {MAX_DIGITS} digits")
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, Decimal):
@@ -35,9 +51,10 @@ def exact_number(value: object, *, allow_text: bool) -> Fraction:
         return Fraction(Decimal(repr(value)))
     if isinstance(value, str) and allow_text and _NUMERIC_TEXT.match(value):
         try:
-            return Fraction(Decimal(value.strip()))
+            number = Decimal(value.strip())
         except InvalidOperation:
             raise NotExact("not a number") from None
+        return exact_number(number, allow_text=False)
     raise NotExact("not a number")
 
 

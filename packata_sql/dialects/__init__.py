@@ -51,6 +51,21 @@ class Dialect:
     percent_escapes: bool = False
     #: The session always passes a parameter list (so `%` is always escaped).
     always_parameters: bool = False
+    #: The longest identifier segment the engine keeps, in UTF-8 bytes or in characters
+    #: (PostgreSQL silently truncates longer names to another object's name).
+    identifier_limit: int | None = None
+    identifier_limit_in_bytes: bool = False
+
+    def identifier_problem(self, name: str) -> str | None:
+        """Why the engine cannot name this identifier segment as written, if it cannot."""
+        if self.identifier_limit is None:
+            return None
+        size = len(name.encode("utf-8")) if self.identifier_limit_in_bytes else len(name)
+        if size <= self.identifier_limit:
+            return None
+        unit = "bytes" if self.identifier_limit_in_bytes else "characters"
+        return (f"the name '{name}' is {size} {unit} long; {self.name} identifiers hold at "
+                f"most {self.identifier_limit} {unit} (a longer name would read another object)")
 
     def quote_identifier(self, name: str) -> str:
         """One identifier segment, quoted with the dialect's quote and its escape."""

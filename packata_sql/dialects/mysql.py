@@ -39,6 +39,7 @@ DENY = DenyList(
 class MySQL(Dialect):
     name = "mysql"
     sqlglot_name = "mysql"
+    identifier_limit = 64  # characters
     case_insensitive_names = True
     library_metrics = True
     regex_flavor = Flavor.ICU_PCRE

@@ -58,6 +58,8 @@ class Postgres(Dialect):
     # so the session always passes a list and `%` is always written `%%`.
     percent_escapes = True
     always_parameters = True
+    identifier_limit = 63  # NAMEDATALEN - 1, in bytes
+    identifier_limit_in_bytes = True
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

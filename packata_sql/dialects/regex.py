@@ -15,8 +15,8 @@ class Flavor(Enum):
     match only at the very end, and `(?i)` folds ASCII letters only; every flavor, RE2
     included, is given that meaning explicitly."""
 
-    RE2 = "re2"  # DuckDB, BigQuery; the generated-only dialects get this text unchanged too
-    PYTHON = "python"  # SQLite's registered function
+    RE2 = "re2"  # DuckDB, BigQuery, SQLite's registered function (RE2 bindings); the
+    # generated-only dialects get this text unchanged too
     POSTGRES = "postgres"  # ARE, compared under COLLATE "C"
     ICU_PCRE = "icu-pcre"  # MySQL 8 (ICU) and MariaDB (PCRE2 with Unicode classes)
 
@@ -48,7 +48,6 @@ _BOUNDARY = f"(?:(?<={_WORD_CLASS})(?!{_WORD_CLASS})|(?<!{_WORD_CLASS})(?={_WORD
 _NOT_BOUNDARY = f"(?:(?<={_WORD_CLASS})(?={_WORD_CLASS})|(?<!{_WORD_CLASS})(?!{_WORD_CLASS}))"
 _ANCHORS: dict[Flavor, dict[str, str]] = {
     Flavor.RE2: {".": ".", "$": "$", "Z": "\\z", "b": "\\b", "B": "\\B"},
-    Flavor.PYTHON: {".": ".", "$": "\\Z", "Z": "\\Z", "b": "\\b", "B": "\\B"},  # under (?a)
     Flavor.POSTGRES: {".": "[^\\n]", "$": "$", "Z": "\\Z", "b": "\\y", "B": "\\Y"},
     Flavor.ICU_PCRE: {".": "[^\\n]", "$": "\\z", "Z": "\\z", "b": _BOUNDARY, "B": _NOT_BOUNDARY},
 }
@@ -90,8 +89,7 @@ class _Speller:
             else:
                 text, index = self._literal(char), index + 1
             out.append(text)
-        spelled = "".join(out)
-        return "(?a)" + spelled if self.flavor is Flavor.PYTHON else spelled
+        return "".join(out)
 
     def _literal(self, char: str) -> str:
         if self.fold and char.isascii() and char.isalpha():
@@ -263,7 +261,7 @@ def _char_text(char: str, flavor: Flavor) -> str:
     if char.isprintable():
         return char
     code = ord(char)
-    if flavor in (Flavor.PYTHON, Flavor.POSTGRES):
+    if flavor is Flavor.POSTGRES:
         return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
     return f"\\x{{{code:x}}}"
 

@@ -1,4 +1,5 @@
-"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP."""
+"""SQLite: dynamic typing (every comparison is guarded by `typeof`), a registered REGEXP that
+runs RE2 (linear time, the meaning DuckDB gives a pattern)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sqlglot.expressions as exp
 from packata_sql.dialects import Dialect, Family, number_literal
 from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.lexical import DenyList, LexicalRules
-from packata_sql.dialects.regex import Flavor
+from packata_sql.dialects.regex import Flavor, re2_refuses
 
 DENY = DenyList(
     functions=frozenset({"load_extension", "readfile", "writefile", "edit", "fsdir", "zipfile",
@@ -32,7 +33,7 @@ class SQLite(Dialect):
     library_metrics = True
     regex_backtracks = False  # the registered function matches with RE2
     dynamic_typing = True
-    regex_flavor = Flavor.PYTHON
+    regex_flavor = Flavor.RE2
     lexical = LexicalRules(
         identifiers={'"': '"', "`": "`", "[": "]"},
         undoubled_identifiers=frozenset("["),
@@ -62,6 +63,11 @@ class SQLite(Dialect):
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # `x REGEXP p` calls the `regexp(p, x)` function that the session registers.
         return exp.RegexpLike(this=column, expression=exp.Literal.string(pattern))
+
+    def pattern_problem(self, pattern: str) -> str | None:
+        if re2_refuses(pattern):
+            return "SQLite's REGEXP (RE2) has no lookaround, backreferences or possessive quantifiers"
+        return None
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC

@@ -23,6 +23,7 @@ DENY = DenyList(
 class SQLServer(Dialect):
     name = "sqlserver"
     sqlglot_name = "tsql"
+    identifier_limit = 128  # characters
     case_insensitive_names = True
     library_metrics = True
     lexical = LexicalRules(

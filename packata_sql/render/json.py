@@ -24,6 +24,8 @@ def report_document(report: Report) -> dict[str, Any]:
         "outcome": report.outcome.value,
         "complete": report.complete,
         "read_only": report.read_only,
+        "authored_sql": report.authored_sql,
+        "routes": list(report.routes),
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),

@@ -87,8 +87,12 @@ def render_table(report: Report, *, color: bool) -> str:
     outcome = report.outcome
     console.print(Text.assemble(
         (outcome.value.upper(), _OUTCOME_STYLES[outcome]),
-        f" · {counts or 'no rules'}{_descriptive(report)}"
-        f" · read-only: {report.read_only or 'not connected'}"
-        f" · target: {report.target}" + (" · interrupted" if report.interrupted else ""),
+        f" · {counts or 'no rules'}{_descriptive(report)} · read-only: {report.read_only or 'not connected'}"
+        + (f" · authored SQL: {report.authored_sql}" if report.authored_sql else "")
+        + f" · target: {report.target}" + (" · interrupted" if report.interrupted else ""),
     ))
+    if report.routes:
+        console.print(Text.assemble(("routes", "yellow"),
+                                    " the login can escape read-only through: ",
+                                    ", ".join(report.routes)))
     return buffer.getvalue()

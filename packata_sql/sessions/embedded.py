@@ -3,36 +3,34 @@
 from __future__ import annotations
 
 import datetime
-import re
 import sqlite3
+import time
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+import re2
 import sqlglot.expressions as exp
 
-from packata_sql.catalog.patterns import compile_quietly, engine_problem
+from packata_sql.catalog.patterns import MAX_PATTERN_LENGTH
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
-from packata_sql.session import ENFORCED, TRUSTED, ProviderError, Refused, Result, TimedSession
+from packata_sql.session import LoginFacts, ProviderError, Refused, Result, TimedSession
 
 
 class DuckDBSession(TimedSession):
     """DESIGN.md recipe: a file opened read-only, external access off, configuration locked,
     exactly one SELECT per statement according to DuckDB's own parser."""
 
-    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+    def __init__(self, endpoint: Endpoint) -> None:
         import duckdb
 
         self._duckdb = duckdb
         self.dialect = get_dialect("duckdb")
-        if endpoint.in_memory:
-            if not trust_environment:
-                raise ProviderError("refused", "in-memory")
-            self.read_only = TRUSTED
-        else:
-            self.read_only = ENFORCED
+        # An in-memory database cannot be opened read-only: nothing guards it.
+        self.facts = LoginFacts(provider_enforced=not endpoint.in_memory,
+                                unguarded=endpoint.in_memory)
         config: dict[str, str | bool | int | float | list[str]] = {
             "enable_external_access": False,
             "autoinstall_known_extensions": False,
@@ -50,6 +48,8 @@ class DuckDBSession(TimedSession):
         except ProviderError:
             self._conn.close()
             raise
+        except duckdb.InterruptException:  # DuckDB turns Ctrl-C while opening into its own error
+            raise KeyboardInterrupt from None
         except Exception as error:
             raise ProviderError("connection-failed", type(error).__name__) from None
 
@@ -99,6 +99,13 @@ class DuckDBSession(TimedSession):
 
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
 _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
+#: SQLite virtual-machine steps between two looks at the clock (about a millisecond of work).
+_PROGRESS_STEPS = 10_000
+#: Compiled patterns kept per session; a rule reading patterns from a column must not make
+#: every row's RE2 program (up to `max_mem` each) live at once.
+_PATTERN_CACHE = 16
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would write the refused pattern to stderr
 
 
 class SQLiteSession(TimedSession):
@@ -108,7 +115,7 @@ class SQLiteSession(TimedSession):
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.dialect = get_dialect("sqlite")
-        self.read_only = ENFORCED
+        self.facts = LoginFacts(provider_enforced=True)
         location = ":memory:" if endpoint.in_memory else quote(endpoint.database)
         try:
             self._conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True,
@@ -117,29 +124,50 @@ class SQLiteSession(TimedSession):
         except sqlite3.Error as error:
             raise ProviderError("connection-failed", getattr(error, "sqlite_errorname", None)) \
                 from None
-        self._patterns: dict[str, re.Pattern[str]] = {}
+        self._patterns: dict[str, Any] = {}
         self._conn.create_function("regexp", 2, self._regexp, deterministic=True)
         self._conn.set_authorizer(_authorize)
+        # The statement's own deadline, checked inside SQLite: it holds even when the main
+        # thread cannot run (a long stretch of callbacks) and covers every statement.
+        self._deadline = float("inf")
+        self._conn.set_progress_handler(self._past_deadline, _PROGRESS_STEPS)
 
     def _regexp(self, pattern: object, value: object) -> int | None:
-        """SEMANTICS 3.3 search semantics; patterns that fail the guard are refused."""
+        """SEMANTICS 3.3 search semantics in RE2, linear in the text whatever the pattern, so
+        no cell holds the statement past its deadline; patterns RE2 refuses are errors."""
         if value is None or pattern is None:
             return None
         if not isinstance(value, str) or not isinstance(pattern, str):
             return 0
         compiled = self._patterns.get(pattern)
         if compiled is None:
-            if engine_problem(pattern) is not None:
+            if len(pattern) > 8 * MAX_PATTERN_LENGTH:
                 raise ValueError("pattern refused")
-            compiled = self._patterns[pattern] = compile_quietly(pattern)
+            try:
+                compiled = re2.compile(pattern, _RE2_OPTIONS)
+            except re2.error:
+                raise ValueError("pattern refused") from None
+            if len(self._patterns) >= _PATTERN_CACHE:
+                self._patterns.clear()
+            self._patterns[pattern] = compiled
         return 1 if compiled.search(value) else 0
 
+    def _past_deadline(self) -> int:
+        """SQLite's progress handler: non-zero stops the statement with SQLITE_INTERRUPT."""
+        return 1 if time.monotonic() >= self._deadline else 0
+
+    def _start_clock(self) -> None:
+        self._deadline = time.monotonic() + self.limit_s
+
     def _interrupt(self) -> None:
+        self._deadline = float("-inf")  # holds even between two steps, where interrupt() is lost
         self._conn.interrupt()
 
     def _classify(self, error: Exception) -> ProviderError:
         code = getattr(error, "sqlite_errorname", None) or type(error).__name__
         text = str(error)
+        if code == "SQLITE_INTERRUPT":
+            return ProviderError("timeout", code)
         if text.startswith("no such table"):
             return ProviderError("missing-object", code)
         if code == "SQLITE_AUTH" or "not authorized" in text:
@@ -147,6 +175,7 @@ class SQLiteSession(TimedSession):
         return ProviderError("provider-error", code)
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        self._start_clock()
         cursor = self._conn.execute(sql, tuple(_sqlite_value(p) for p in parameters or ()))
         try:
             width = len(cursor.description or ())
@@ -163,6 +192,7 @@ class SQLiteSession(TimedSession):
             cursor.close()
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        self._start_clock()
         cursor = self._conn.execute(self.dialect.probe_sql(segments))
         try:
             return {str(d[0]): Family.DYNAMIC for d in cursor.description}

@@ -1,8 +1,9 @@
 """MySQL and MariaDB through PyMySQL.
 
 Every read-only mode is escapable there (`BEGIN NOT ATOMIC COMMIT; START TRANSACTION READ
-WRITE; … END`), so authored SQL needs a login whose grants are SELECT-only (read-only level
-`credentials`) or `--trust-environment`. Statements still run in `START TRANSACTION READ ONLY`
+WRITE; … END`), so authored SQL needs a login with no route beyond reading (`mysql_routes`:
+grants, roles, definer objects; read-only level `credentials`) or `--trust-environment`.
+Statements still run in `START TRANSACTION READ ONLY`
 on a session marked read-only, without the multi-statement flag, on an unbuffered cursor that
 reads two rows; the time limit is enforced server-side and by `KILL QUERY` from a control
 connection; a result with more rows is cut off by killing the connection.
@@ -11,29 +12,33 @@ connection; a result with more rows is cut off by killing the connection.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import (
-    CONNECT_TIMEOUT_S,
-    CREDENTIALS,
-    ENFORCED,
-    TRUSTED,
+    LoginFacts,
     ProviderError,
+    Refused,
     Result,
     TimedSession,
 )
+from packata_sql.sessions import mysql_routes
+from packata_sql.sessions.drivers import (
+    mysql_arguments,
+    mysql_connect_failure,
+    mysql_relax_timeouts,
+)
 
-_GRANT = re.compile(r"^GRANT\s+(.+?)\s+ON\s+", re.IGNORECASE | re.DOTALL)
-_HARMLESS = {"SELECT", "USAGE", "SHOW VIEW"}
 _AUTHENTICATION = {1045, 1698}
 _MISSING = {1146, 1049, 1051}
-_DENIED = {1142, 1143, 1227, 1044, 1792, 1290, 1370}
+_DENIED = {1142, 1143, 1227, 1044, 1045, 1792, 1290, 1370}
 _LOST = {2006, 2013, 2055, 1927, 1053}
 _TIMEOUT = {1969, 3024, 1317}
+# Warnings that mean the value is not the answer: PCRE gave up on a pattern (MariaDB counts the
+# cell as "no match" and only warns).
+_UNDECIDED = {1139}
 # SQL modes under which the generated SQL and the binder would read text differently: no
 # backslash escapes, "…" as identifiers, NOT binding tighter than IS, || as concatenation, ''
 # read as NULL, CHAR values padded, and the composite modes (and MariaDB's Oracle grammar).
@@ -50,23 +55,8 @@ def session_sql_mode(configured: str) -> str:
                     if mode and mode.strip().upper() not in _FOREIGN_MODES)
 
 
-def write_privileges(grants: Sequence[str]) -> list[str]:
-    """Privileges beyond SELECT in `SHOW GRANTS` lines (roles and proxies count as unknown)."""
-    found: list[str] = []
-    for line in grants:
-        match = _GRANT.match(line.strip())
-        if match is None:
-            found.append("unrecognised grant")
-            continue
-        for privilege in match.group(1).split(","):
-            name = re.sub(r"\s*\(.*\)$", "", privilege.strip()).upper()
-            if name not in _HARMLESS:
-                found.append(name)
-    return found
-
-
 class MySQLSession(TimedSession):
-    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+    def __init__(self, endpoint: Endpoint) -> None:
         import pymysql
         import pymysql.cursors
 
@@ -76,20 +66,16 @@ class MySQLSession(TimedSession):
         self._conn: Any = None
         self._control: Any = None
         self._connect()
-        self.privileges = self._inspect_login()
-        self.authored_allowed = not self.privileges or trust_environment
-        if not self.privileges:
-            self.read_only = CREDENTIALS
-        else:
-            self.read_only = TRUSTED if trust_environment else ENFORCED
+        routes, objects = self._inspect_login()
+        # No provider enforcement: only a login without routes is read-only (`credentials`).
+        self.facts = LoginFacts(provider_enforced=False, select_only=not routes,
+                                routes=tuple(routes), definer_objects=objects)
 
     def _open(self) -> Any:
         endpoint = self._endpoint
         try:
             return self._pymysql.connect(
-                host=endpoint.host, port=endpoint.port or 3306, user=endpoint.user or "",
-                password=endpoint.password or "", database=endpoint.database or None,
-                connect_timeout=CONNECT_TIMEOUT_S, autocommit=False, charset="utf8mb4",
+                **mysql_arguments(endpoint), autocommit=False, charset="utf8mb4",
                 client_flag=0, local_infile=False,
                 cursorclass=self._pymysql.cursors.SSCursor,
             )
@@ -109,6 +95,7 @@ class MySQLSession(TimedSession):
         except self._pymysql.Error as error:
             raise self._classify(error) from None
         self.schema = self._use_schema()
+        mysql_relax_timeouts(self._conn)
 
     def _use_schema(self) -> str | None:
         """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
@@ -129,19 +116,20 @@ class MySQLSession(TimedSession):
         return None if current is None else str(current)
 
     def _connection_error(self, error: Exception) -> ProviderError:
+        known = mysql_connect_failure(error)
+        if known is not None:
+            return known
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
         if code in _AUTHENTICATION:
             return ProviderError("authentication-failed", str(code))
         return ProviderError("connection-failed", str(code) if code else None)
 
-    def _inspect_login(self) -> list[str]:
+    def _inspect_login(self) -> tuple[list[str], frozenset[tuple[str, ...]]]:
         try:
             with self._conn.cursor() as cursor:
-                cursor.execute("SHOW GRANTS")
-                grants = [str(row[0]) for row in cursor.fetchall()]
+                return mysql_routes.inspect(cursor)
         except self._pymysql.Error as error:
             raise self._classify(error) from None
-        return write_privileges(grants)
 
     def _ensure(self) -> None:
         if self._conn is None or not self._conn.open:
@@ -169,7 +157,11 @@ class MySQLSession(TimedSession):
             if cursor.fetchone() is not None or cursor.nextset():
                 self._kill_connection(cursor)
                 return Result(width, rows if width else [], boolean)
+            warnings = self._warning_codes(cursor)
             self._conn.rollback()
+            self._release_locks(cursor)
+            if warnings & _UNDECIDED:
+                raise ProviderError("provider-error", str(min(warnings & _UNDECIDED)))
             return Result(width, rows, boolean)
         except self._pymysql.Error:
             self._discard()
@@ -178,12 +170,26 @@ class MySQLSession(TimedSession):
             if self._conn is not None and self._conn.open:
                 cursor.close()
 
+    def _warning_codes(self, cursor: Any) -> set[int]:
+        """The statement's warning codes (read before the rollback clears them)."""
+        if not cursor.warning_count:
+            return set()
+        return {int(row[1]) for row in self._conn.show_warnings()}
+
     def _boolean_valued(self, sql: str, parameters: Sequence[object] | None,
                         description: Any) -> bool:
         """An authored one-column result the server reports as a boolean expression."""
         if parameters is None or not description or len(description) != 1:
             return False
         return self.dialect.boolean_valued(sql, f"{description[0][1]}:{description[0][3]}")
+
+    def _release_locks(self, cursor: Any) -> None:
+        """Named locks (GET_LOCK) outlive the transaction and block other applications:
+        release them, and refuse the statement that took one."""
+        cursor.execute("SELECT RELEASE_ALL_LOCKS()")
+        released = cursor.fetchall()
+        if released and released[0][0]:
+            raise Refused("session-lock")
 
     def _discard(self) -> None:
         try:
@@ -250,6 +256,10 @@ class MySQLSession(TimedSession):
     def _interrupt(self) -> None:
         self._kill("QUERY")
 
+    def _terminate(self) -> None:
+        """A statement that ignored KILL QUERY loses its connection; the next runs on a new one."""
+        self._kill("CONNECTION")
+
     def _classify(self, error: Exception) -> ProviderError:
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
         label = str(code) if code is not None else type(error).__name__
@@ -264,6 +274,8 @@ class MySQLSession(TimedSession):
         return ProviderError("provider-error", label)
 
     def close(self) -> None:
+        if self._stuck:
+            self._terminate()  # no server thread may outlive the run
         for connection in (self._conn, self._control):
             if connection is not None and connection.open and not self._stuck:
                 with contextlib.suppress(self._pymysql.Error):

@@ -2,9 +2,11 @@
 (DECLARE accepts one SELECT/VALUES/WITH only, and fetches two rows), `SET LOCAL
 statement_timeout` plus a client-side cancel, always rolled back.
 
-A read-only transaction does not stop superusers or members of the file/program roles from
-reading or writing server files, nor `dblink_exec` from writing elsewhere: such logins run
-generated SQL only, unless the host trusts the environment.
+A read-only transaction does not stop a login from acting outside it (server files, dblink,
+WAL messages, …): `postgres_routes` finds how the login could, and `readonly.decide` refuses
+authored SQL when it can. After every statement, in its transaction, the session checks that
+it still runs as the login with the settings it had; a statement that timed out and ignored
+its cancel has its backend terminated from a control connection.
 """
 
 from __future__ import annotations
@@ -16,25 +18,15 @@ from typing import Any
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.session import (
-    CONNECT_TIMEOUT_S,
-    ENFORCED,
-    TRUSTED,
+    LoginFacts,
     ProviderError,
     Refused,
     Result,
     TimedSession,
 )
+from packata_sql.sessions import postgres_routes
+from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
 
-_RISKY_LOGIN = """
-SELECT r.rolsuper,
-       pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
-       pg_has_role(current_user, 'pg_write_server_files', 'MEMBER'),
-       pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER'),
-       EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
-               WHERE p.proname IN ('dblink_exec', 'dblink', 'dblink_send_query')
-                 AND has_function_privilege(p.oid, 'EXECUTE'))
-FROM pg_catalog.pg_roles r WHERE r.rolname = current_user
-"""
 _CURSOR = "packata_sql_cell"
 # For the statement's transaction only: its time limit, and '…' literals without backslash
 # escapes whatever the role or database sets (the generated SQL and the binder assume them).
@@ -42,15 +34,38 @@ _SETUP = ("SELECT set_config('statement_timeout', %s, true), "
           "set_config('standard_conforming_strings', 'on', true)")
 
 
-def login_risks(row: Sequence[Any]) -> list[str]:
-    """Names what lets this login escape a read-only transaction."""
-    labels = ("superuser", "pg_read_server_files", "pg_write_server_files",
-              "pg_execute_server_program", "dblink")
-    return [label for label, flag in zip(labels, row, strict=True) if flag]
+# Who the statement runs as and the settings it changed (SET, SET LOCAL and set_config all
+# show as source 'session'); compared before and after each statement, in its transaction.
+_IDENTITY = ("SELECT current_user, session_user, pg_catalog.current_setting('role'),"
+             " pg_catalog.current_setting('session_authorization'),"
+             " (SELECT pg_catalog.array_agg(ARRAY[name, setting] ORDER BY name)"
+             "  FROM pg_catalog.pg_settings WHERE source = 'session')")
+# Session-level advisory locks outlive the rollback and block other applications.
+_HELD_LOCKS = ("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
+               " AND pid = pg_catalog.pg_backend_pid())")
+_XACT_ID_SINCE = 130000  # pg_current_xact_id_if_assigned() appeared in PostgreSQL 13
+
+
+def wrote_check_sql(server_version: int) -> str:
+    """Any write assigns a transaction id, so its presence unmasks writes a read-only
+    transaction lets through (lo_from_bytea); txid_current_if_assigned() before 13."""
+    function = ("pg_current_xact_id_if_assigned" if server_version >= _XACT_ID_SINCE
+                else "txid_current_if_assigned")
+    return f"SELECT pg_catalog.{function}() IS NOT NULL"
+
+
+def identity_problem(before: Sequence[Any], after: Sequence[Any]) -> str | None:
+    """Why a statement's result cannot be trusted: it ran as another role, or it changed a
+    setting that would outlive it in the transaction."""
+    if after[0] != after[1] or after[:4] != before[:4]:
+        return "identity-changed"
+    if after[4] != before[4]:
+        return "setting-changed"
+    return None
 
 
 class PostgresSession(TimedSession):
-    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+    def __init__(self, endpoint: Endpoint) -> None:
         import psycopg
 
         self._psycopg = psycopg
@@ -59,40 +74,75 @@ class PostgresSession(TimedSession):
         self._conn: Any = None
         self._connect()
         self.schema = self._resolve_schema()
-        self.risks = self._inspect_login()
-        self.authored_allowed = not self.risks or trust_environment
-        self.read_only = TRUSTED if self.risks and trust_environment else ENFORCED
+        routes, views = self._inspect_login()
+        self.facts = LoginFacts(provider_enforced=True, routes=tuple(routes),
+                                definer_objects=views)
 
     def _connect(self) -> None:
         endpoint = self._endpoint
         try:
             self._conn = self._psycopg.connect(
-                host=endpoint.host, port=endpoint.port, dbname=endpoint.database,
-                user=endpoint.user, password=endpoint.password or None,
-                connect_timeout=CONNECT_TIMEOUT_S, application_name="packata-sql",
-                autocommit=False,
+                **postgres_arguments(endpoint, self._psycopg.pq.version()), autocommit=False
             )
         except self._psycopg.Error as error:
             raise self._connection_error(error) from None
         self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
 
     def _connection_error(self, error: Exception) -> ProviderError:
+        known = postgres_connect_failure(error)
+        if known is not None:
+            return known
         code = getattr(error, "sqlstate", None)
         text = str(error).lower()
         if code in ("28P01", "28000") or "password authentication failed" in text:
             return ProviderError("authentication-failed", code or "28P01")
         return ProviderError("connection-failed", code)
 
-    def _inspect_login(self) -> list[str]:
+    def _inspect_login(self) -> tuple[list[str], frozenset[tuple[str, ...]]]:
         try:
             with self._conn.cursor() as cursor:
-                cursor.execute(_RISKY_LOGIN)
-                row = cursor.fetchone()
+                return postgres_routes.inspect(cursor)
         except self._psycopg.Error as error:
             raise self._classify(error) from None
         finally:
             self._end()
-        return login_risks(row) if row else ["unknown-role"]
+
+    def _identity(self) -> Any:
+        with self._conn.cursor() as cursor:
+            cursor.execute(_IDENTITY)
+            return cursor.fetchone()
+
+    def _verify(self, before: Any) -> None:
+        """After the statement, in its transaction: nothing written, same identity and
+        settings (a rule that borrowed another role's rights ends in error)."""
+        with self._conn.cursor() as check:
+            check.execute(wrote_check_sql(self._conn.info.server_version))
+            wrote = check.fetchone()
+            check.execute(_HELD_LOCKS)
+            locked = check.fetchone()
+            if locked and locked[0]:
+                check.execute("SELECT pg_catalog.pg_advisory_unlock_all()")
+        if wrote and wrote[0]:
+            raise Refused("wrote-in-read-only-transaction")
+        if locked and locked[0]:
+            raise Refused("session-lock")
+        problem = identity_problem(before, self._identity())
+        if problem is not None:
+            raise Refused(problem)
+
+    def _terminate(self) -> None:
+        """Ends the backend of a statement that ignored its cancel, from a control connection
+        of the same login (which may signal its own backends)."""
+        conn = self._conn
+        if conn is None or conn.closed:
+            return
+        arguments = {**postgres_arguments(self._endpoint, self._psycopg.pq.version()),
+                     "application_name": "packata-sql control"}  # same TLS and time limits
+        with contextlib.suppress(self._psycopg.Error), self._psycopg.connect(
+            **arguments, autocommit=True
+        ) as control:
+            control.execute("SELECT pg_catalog.pg_terminate_backend(%s)",
+                            [conn.info.backend_pid])
 
     def _set_search_path(self, cursor: Any) -> None:
         """Unqualified names resolve in the declared schema, for this transaction only, as
@@ -136,6 +186,7 @@ class PostgresSession(TimedSession):
             with self._conn.cursor() as setup:
                 setup.execute(_SETUP, [str(max(1, int(self.limit_s * 1000)))])
                 self._set_search_path(setup)
+            before = self._identity()
             cursor = self._conn.cursor(name=_CURSOR)
             try:
                 cursor.execute(sql, parameters)
@@ -143,13 +194,7 @@ class PostgresSession(TimedSession):
                 rows = [tuple(r) for r in cursor.fetchmany(2)] if width else []
             finally:
                 cursor.close()
-            with self._conn.cursor() as check:
-                # Some writes pass a read-only transaction (lo_from_bytea): any write assigns
-                # a transaction id, so its presence unmasks them. The rollback undoes them.
-                check.execute("SELECT pg_current_xact_id_if_assigned() IS NOT NULL")
-                wrote = check.fetchone()
-            if wrote and wrote[0]:
-                raise Refused("wrote-in-read-only-transaction")
+            self._verify(before)
             return Result(width, rows)
         finally:
             self._end()
@@ -204,6 +249,8 @@ class PostgresSession(TimedSession):
         return ProviderError("provider-error", code or type(error).__name__)
 
     def close(self) -> None:
+        if self._stuck:
+            self._terminate()  # no backend may outlive the run
         if self._conn is not None and not self._stuck and not self._conn.closed:
             try:
                 self._conn.rollback()

@@ -2,11 +2,12 @@
 
 Spark has no read-only mode: one SELECT can call static Java methods (`reflect`) or read any
 server file by path, `spark.sql()` runs commands eagerly, and a client can set every SQL
-setting back. So the read-only level is `not-enforced`: generated SQL runs (one SELECT built
-from ASTs, no side-effect functions); authored SQL runs only with --trust-environment, and even
-then only as one SELECT (parsed with sqlglot's Spark grammar, Java calls and path relations
-refused) wrapped in `SELECT * FROM (…) LIMIT 2`. What makes it safe is the login: on Databricks
-a principal with only USE CATALOG / USE SCHEMA / SELECT grants.
+setting back. The session reports these as escape routes (readonly.decide makes the level
+`library-only`): generated SQL runs (one SELECT built from ASTs, no side-effect functions);
+authored SQL runs only with --trust-environment, and even then only as one SELECT (parsed with
+sqlglot's Spark grammar, Java calls and path relations refused) wrapped in
+`SELECT * FROM (…) LIMIT 2`. What makes it safe is the login: on Databricks a principal with
+only USE CATALOG / USE SCHEMA / SELECT grants.
 
 Each statement carries an operation tag; a time limit or Ctrl-C interrupts it with
 `interruptTag`. Settings that change how SQL text or names read are pinned per run.
@@ -29,17 +30,14 @@ from packata_sql.dialects.spark import DENY, Spark, decimal_type
 from packata_sql.endpoint import Endpoint
 from packata_sql.endpoint_spark import connection_string
 from packata_sql.session import (
-    CONNECT_TIMEOUT_S,
-    TRUSTED,
     Interrupted,
+    LoginFacts,
     ProviderError,
     Refused,
     Result,
     TimedSession,
 )
 
-#: The engine runs whatever one SELECT can do; only the login's grants could limit it.
-NOT_ENFORCED = "not-enforced"
 #: Pinned per session, so neither the server's configuration nor an earlier client changes
 #: how the generated SQL reads: backslash escapes in literals, "…" as strings, ANSI errors
 #: instead of silent NULLs, case-insensitive names, no SQL on files.
@@ -50,11 +48,9 @@ SETTINGS = {
     "spark.sql.caseSensitive": "false",
     "spark.sql.runSQLOnFiles": "false",
 }
-RISKS = (
-    "the engine has no read-only mode: one SELECT can call Java (reflect, java_method) and "
-    "read files by path",
-    "every SQL setting is client-settable",
-)
+#: What lets any login out of read-only on Spark: one SELECT can call Java (`reflect`,
+#: `java_method`) or read files by path, and a client can set every SQL setting back.
+ROUTES = ("spark-java-calls", "spark-file-paths", "spark-client-settings")
 LIBRARY_RULES = ("library rules: run as generated single SELECTs without side-effect functions; "
                  "the engine does not enforce read-only")
 ADVICE = ("on Databricks, a principal granted only USE CATALOG, USE SCHEMA and SELECT on the "
@@ -105,7 +101,7 @@ def wrap(sql: str) -> str:
 
 
 class SparkConnectSession(TimedSession):
-    def __init__(self, endpoint: Endpoint, *, trust_environment: bool) -> None:
+    def __init__(self, endpoint: Endpoint) -> None:
         try:
             from pyspark.errors import PySparkException
             from pyspark.sql.connect.client.retries import DefaultPolicy
@@ -124,13 +120,13 @@ class SparkConnectSession(TimedSession):
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
         self._dialect = Spark()  # typed: the session tells it the server's collations and decimals
         self.dialect = self._dialect
-        self.risks = list(RISKS)
+        # No read-only mode and no grants to verify on open-source Spark: authored SQL needs
+        # --trust-environment (readonly.decide), library SQL is generated single SELECTs.
+        self.facts = LoginFacts(provider_enforced=False, routes=ROUTES)
         self.library_rules = LIBRARY_RULES
         self.advice = ADVICE
-        self.authored_allowed = trust_environment
-        self.read_only = TRUSTED if trust_environment else NOT_ENFORCED
         try:
-            self.schema = self._timed(self._connect, CONNECT_TIMEOUT_S * 6)
+            self.schema = self._timed(self._connect, endpoint.connect_timeout_s * 6)
         except Interrupted:
             raise ProviderError("connection-failed", "timeout") from None
         except ProviderError as error:
@@ -192,6 +188,13 @@ class SparkConnectSession(TimedSession):
         if self._spark is not None:
             with contextlib.suppress(Exception):  # the statement may have just finished
                 self._spark.interruptTag(self._tag)
+
+    def _terminate(self) -> None:
+        """The tagged statement ignored its interruption: interrupt every operation of this
+        Spark Connect session (it is the run's own)."""
+        if self._spark is not None:
+            with contextlib.suppress(Exception):
+                self._spark.interruptAll()
 
     def _classify(self, error: Exception) -> ProviderError:
         condition = _condition(error)

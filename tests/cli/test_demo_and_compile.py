@@ -11,9 +11,10 @@ from pathlib import Path
 from packata_sql.demo import contract_path
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(*args: str, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "packata_sql", *args], capture_output=True,
-                          text=True, timeout=300, env=env)
+                          text=True, timeout=300, env=env, cwd=cwd)
 
 
 def test_demo_builds_a_warehouse_and_reports_passes_failures_and_a_warning(tmp_path):
@@ -35,7 +36,12 @@ def test_demo_builds_a_warehouse_and_reports_passes_failures_and_a_warning(tmp_p
 
 
 def test_compile_prints_plans_and_findings_without_a_database(tmp_path):
-    done = run("compile", str(contract_path()), "--dialect", "duckdb")
+    # Where `demo` would build its warehouse, and the working directory: both stay empty.
+    cache, work = tmp_path / "cache", tmp_path / "work"
+    cache.mkdir()
+    work.mkdir()
+    done = run("compile", str(contract_path()), "--dialect", "duckdb",
+               env={**os.environ, "PACKATA_SQL_CACHE": str(cache)}, cwd=work)
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
     assert plan["format"] == "packata-sql/plan@1"
@@ -46,7 +52,7 @@ def test_compile_prints_plans_and_findings_without_a_database(tmp_path):
     assert rules["orders_description"]["status"] == "skipped"
     assert rules["orders_description"]["finding"] == "text-not-executable"
     assert all(r["parameters"] == [] for r in plan["rules"])
-    assert not Path("demo.duckdb").exists()
+    assert list(cache.iterdir()) == [] and list(work.iterdir()) == []
 
 
 def test_compile_shows_bound_sql_and_parameter_names(tmp_path):

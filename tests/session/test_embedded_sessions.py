@@ -162,18 +162,75 @@ def test_timeout_interrupts_the_statement(engine, tmp_path):
         session.close()
 
 
-def test_sqlite_regexp_refuses_unguarded_patterns(tmp_path):
+def test_sqlite_regexp_refuses_what_re2_cannot_run_and_stays_off_stderr(tmp_path, capfd):
     session = open_session(Endpoint("sqlite", str(_database("sqlite", tmp_path))), trust_environment=False)
     try:
         assert session.fetch_row("SELECT 'abc' REGEXP 'b'", 10) == (1,)
-        with pytest.raises(ProviderError):
-            session.fetch_row("SELECT 'aaaa' REGEXP '(a+)+$'", 10)
+        assert session.fetch_row("SELECT 'abc' REGEXP '^B'", 10) == (0,)
+        for refused in ("a(?=b)", "(a)\\1", "[unclosed"):
+            with pytest.raises(ProviderError):
+                session.fetch_cell("SELECT 'ab' REGEXP ?", [refused], 10)
+    finally:
+        session.close()
+    captured = capfd.readouterr()
+    assert "(?=" not in captured.err + captured.out  # RE2 logs refused patterns unless told not to
+
+
+# Python's `re` backtracks: the first takes minutes on one such cell, the second never ends;
+# both ran under SQLite's REGEXP and held the run past --timeout and Ctrl-C.
+@pytest.mark.parametrize("pattern", [r"\S+@\S+\.\S+", ".*.*.*.*.*.*.*.*.*.*.*.*=", "(a+)+$"])
+def test_sqlite_regexp_is_linear_in_the_text(tmp_path, pattern):
+    import time
+
+    session = open_session(Endpoint("sqlite", str(_database("sqlite", tmp_path))), trust_environment=False)
+    cell = "a" * 60_000 + "!"
+    started = time.monotonic()
+    try:
+        assert session.fetch_cell("SELECT ? REGEXP ?", [cell, pattern], 10).rows == [(0,)]
+    finally:
+        session.close()
+    assert time.monotonic() - started < 2
+
+
+def test_sqlite_regexp_over_many_rows_stops_at_the_limit(tmp_path):
+    import time
+
+    session = open_session(Endpoint("sqlite", str(_database("sqlite", tmp_path))), trust_environment=False)
+    many = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+            "SELECT COUNT(*) FROM n WHERE printf('%.*c', 2000, 'a') || x REGEXP '\\S+@\\S+'")
+    started = time.monotonic()
+    try:
+        with pytest.raises(Interrupted):
+            session.fetch_row(many, 0.5)
+        assert time.monotonic() - started < 5
+        assert session.fetch_row("SELECT COUNT(*) FROM t", 10) == (1,)
     finally:
         session.close()
 
 
-def test_corpus_is_large_enough():
-    assert all(len(statements) >= 25 for statements in ESCAPES.values())
+def test_sqlite_statement_ends_itself_at_its_deadline(tmp_path):
+    """SQLite's progress handler stops the statement with no watcher calling interrupt(): the
+    limit holds even when the main thread cannot run (a stretch of callbacks holding the GIL)."""
+    import sqlite3
+    import time
+
+    from packata_sql.sessions.embedded import SQLiteSession
+
+    session = SQLiteSession(Endpoint("sqlite", str(_database("sqlite", tmp_path))))
+    session.limit_s = 0.3
+    # Some ten seconds of work, finite so that a session without the handler fails, not hangs.
+    slow = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 40000000) "
+            "SELECT COUNT(*) FROM n WHERE x < 0")
+    started = time.monotonic()
+    try:
+        with pytest.raises(sqlite3.OperationalError) as raised:
+            session._run(slow, None)  # on this thread: nobody else can interrupt it
+        assert raised.value.sqlite_errorname == "SQLITE_INTERRUPT"
+        assert session._classify(raised.value).category == "timeout"
+        assert time.monotonic() - started < 3
+        assert session._run("SELECT COUNT(*) FROM t", None).rows == [(1,)]  # a fresh deadline
+    finally:
+        session.close()
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "sqlite"])

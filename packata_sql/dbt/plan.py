@@ -1,0 +1,178 @@
+"""One dbt plan per model: each rule compiled per dialect by packata-sql's own compiler, with
+the relation left as gaps.
+
+The object is renamed to a token that the contract does not contain, the compiler and binder
+run as for `check`, and every SQL text is cut at the quoted token. The runtime joins the pieces
+with `this.render()`, so the only run-time substitution is the one the binder decided, in code
+regions only; `{param:…}` markers stay markers for the driver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import sqlglot.expressions as exp
+
+from packata_sql import __version__
+from packata_sql.catalog import MeasureContext, TypeMismatch
+from packata_sql.compiler import Plan, compile_contract
+from packata_sql.contracts.model import Contract, Expectation, Finding, Library, Rule, Sql
+from packata_sql.dialects import Dialect, Family, get_dialect
+from packata_sql.expectations import describe
+from packata_sql.planner import ROWS_ALIAS
+
+FORMAT = "packata-sql/dbt-plan@1"
+#: Dialects a dbt plan is generated for by default: those with an adapter and library metrics.
+DEFAULT_DIALECTS = ("duckdb", "postgres")
+#: Families a column can be compiled for; a rule gets one fused-scan item per accepted mix.
+_FAMILIES = (Family.TEXT, Family.NUMBER, Family.BOOLEAN, Family.TEMPORAL, Family.OTHER)
+_MAX_FAMILY_COLUMNS = 3
+#: Type names the runtime meets per dialect (dbt-duckdb's information_schema names,
+#: PostgreSQL's pg_type.typname); each is classified by the dialect's own `family()`.
+_TYPE_NAMES = {
+    "duckdb": ("BIGINT", "BIT", "BLOB", "BOOLEAN", "DATE", "DECIMAL", "DOUBLE", "ENUM", "FLOAT",
+               "HUGEINT", "INTEGER", "INTERVAL", "JSON", "LIST", "MAP", "NUMERIC", "REAL",
+               "SMALLINT", "STRUCT", "TIME", "TIME WITH TIME ZONE", "TIMESTAMP",
+               "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP_S",
+               "TINYINT", "UBIGINT", "UHUGEINT", "UINTEGER", "UNION", "USMALLINT", "UTINYINT",
+               "UUID", "VARCHAR", "VARINT", "BIGNUM"),
+    "postgres": ("bool", "bpchar", "bytea", "char", "citext", "date", "enum", "float4", "float8",
+                 "int2", "int4", "int8", "interval", "json", "jsonb", "money", "name", "numeric",
+                 "oid", "text", "time", "timestamp", "timestamptz", "timetz", "uuid", "varchar",
+                 "xml"),
+}
+
+
+def relation_token(contract_text: bytes) -> str:
+    """A name that does not occur in the contract, so every occurrence in SQL is the binder's."""
+    digest = hashlib.sha256(contract_text).hexdigest()
+    for salt in itertools.count():
+        token = f"packata_relation_{digest[salt:salt + 12]}"
+        if token.encode() not in contract_text:
+            return token
+    raise AssertionError("unreachable")
+
+
+def pieces(sql: str, quoted_token: str) -> list[str]:
+    return sql.split(quoted_token)
+
+
+def _operand(value: Fraction | bool) -> object:
+    return value if isinstance(value, bool) else [value.numerator, value.denominator]
+
+
+def expectation_document(item: Expectation) -> dict[str, Any]:
+    """Operands as exact [numerator, denominator] pairs: no float ever reaches Jinja."""
+    operand = item.operand
+    if isinstance(operand, tuple):
+        return {"op": item.operator.value, "low": _operand(operand[0]),
+                "high": _operand(operand[1]), "inclusive": item.inclusive, "text": describe(item)}
+    return {"op": item.operator.value, "operand": _operand(operand), "text": describe(item)}
+
+
+def _kind(rule: Rule) -> str:
+    if isinstance(rule.definition, Library):
+        return "library"
+    return "sql" if isinstance(rule.definition, Sql) else "other"
+
+
+def rule_document(rule: Rule) -> dict[str, Any]:
+    return {
+        "key": rule.key, "name": rule.name, "source_path": rule.source_path,
+        "severity": rule.severity.value, "unit": rule.unit, "kind": _kind(rule),
+        "metric": rule.definition.metric if isinstance(rule.definition, Library) else None,
+        "columns": [rule.target.physical_property] if rule.target.physical_property else [],
+        "expectations": [expectation_document(e) for e in rule.expectations],
+    }
+
+
+def type_families(dialect: Dialect) -> dict[str, str]:
+    table = {}
+    for name in _TYPE_NAMES.get(dialect.name, ()):
+        family = dialect.family(name)
+        if family is Family.OTHER:  # names the dialect reads with their arguments, e.g. ENUM(…)
+            family = dialect.family(f"{name}('x')")
+        table[name] = family.value
+    return table
+
+
+def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, list[str]]:
+    """The rule's SELECT-list item for every mix of live column families it accepts; beyond a
+    few columns, one item ("*") that assumes no family, as `compile` does for unknown types."""
+    table = dialect.table((token,))
+    quoted = dialect.quote_identifier(token)
+    mixes: list[tuple[Family | None, ...]] = (
+        list(itertools.product(_FAMILIES, repeat=len(plan.columns)))
+        if len(plan.columns) <= _MAX_FAMILY_COLUMNS else [(None,) * len(plan.columns)])
+    items: dict[str, list[str]] = {}
+    for mix in mixes:
+        context = MeasureContext(dialect, table, dict(zip(plan.columns, mix, strict=True)))
+        try:
+            count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
+        except TypeMismatch:
+            continue
+        key = "*" if None in mix else ",".join(f.value for f in mix if f is not None)
+        items[key] = pieces(dialect.render(exp.alias_(count, f"m{index}", quoted=True)), quoted)
+    return items
+
+
+def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect,
+                     token: str, findings: list[Finding]) -> dict[str, Any]:
+    """The fused scan's frame and each rule's compiled form for one dialect."""
+    keys = [r.key for r in rules]
+    compiled = compile_contract(contract, dialect, select=keys)  # parameters come at run time
+    findings.extend(f for f in compiled.findings if f not in findings)
+    quoted = dialect.quote_identifier(token)
+    head = "SELECT " + dialect.render(exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True))
+    frame = dialect.render(exp.select(exp.Star()).from_(dialect.table((token,))))
+    entries: dict[str, Any] = {}
+    for index, plan in enumerate(compiled.plans, start=1):
+        entries[plan.rule.key] = {"columns": list(plan.columns),
+                                  "variants": _items(plan, dialect, token, index)}
+    for sql_plan in compiled.sql_plans:
+        entries[sql_plan.rule.key] = {"sql": pieces(sql_plan.sql, quoted),
+                                      "parameters": list(sql_plan.parameters)}
+    for key, finding in compiled.blocked.items():
+        entries[key] = {"status": "skipped", "code": finding.code}
+    for key in keys:  # a library rule the compiler left out without a finding
+        entries.setdefault(key, {"status": "skipped", "code": "not-compiled"})
+    return {
+        "scan": {"head": head, "from": pieces(" " + frame.split(" ", 2)[2], quoted)},
+        "rules": entries,
+        "exact_names": not dialect.case_insensitive_names,
+        "types": type_families(dialect),
+    }
+
+
+def plan_document(contract: Contract, contract_text: bytes, object_name: str, model: str,
+                  dialects: Sequence[str], findings: list[Finding] | None = None) -> dict[str, Any]:
+    """The plan of one contract object, mapped to one dbt model; the compiler's findings are
+    added to `findings`."""
+    found = findings if findings is not None else []
+    token = relation_token(contract_text)
+    rules = [r for r in contract.rules if r.target.object_name == object_name]
+    renamed = tuple(
+        dataclasses.replace(r, target=dataclasses.replace(r.target, physical_object=token))
+        if r.target.object_name == object_name else r
+        for r in contract.rules
+    )
+    tokenised = dataclasses.replace(contract, rules=renamed)
+    keys = {r.key for r in rules}
+    mine = [r for r in renamed if r.key in keys]
+    documents = {name: dialect_document(tokenised, mine, get_dialect(name), token, found)
+                 for name in dialects}
+    return {
+        "format": FORMAT,
+        "packata_sql": __version__,
+        "contract": contract.path,
+        "contract_sha256": hashlib.sha256(contract_text).hexdigest(),
+        "object": object_name,
+        "model": model,
+        "rules": [rule_document(r) for r in rules],
+        "dialects": documents,
+    }

@@ -1,0 +1,142 @@
+"""How an Endpoint becomes a driver's connect arguments: time limits, TLS and passwords.
+
+One place for what every connection of an engine shares, so the run's connection, a control
+connection and `doctor` connect alike:
+- Time limits: opening a connection (TCP, TLS, login) takes at most the endpoint's
+  `connect_timeout_s`, which the runner bounds by `--timeout` and `--budget`: a server that
+  accepts TCP and never answers ends as `connection-failed` (`connect-timeout`).
+- TLS from URL parameters: libpq's `sslmode`/`sslrootcert`/`sslcert`/`sslkey`/`sslcrl`, and
+  MySQL's `ssl_mode` with `ssl_ca`/`ssl_cert`/`ssl_key` (an `ssl.SSLContext` for PyMySQL).
+- No password in clear text: unless the URL requires TLS, a server asking for a cleartext
+  password (PostgreSQL `password`, MySQL `mysql_clear_password` or `dialog`) is refused before
+  the password is sent.
+- Passwords without the command line: a password left out is found by libpq (`PGPASSWORD`,
+  `~/.pgpass`) or read from `~/.my.cnf` through PyMySQL's option-file support.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import ssl
+from typing import Any, NoReturn
+
+from packata_sql.endpoint import Endpoint
+from packata_sql.session import ProviderError
+
+APPLICATION = "packata-sql"
+MYSQL_OPTION_FILE = "~/.my.cnf"
+_POSTGRES_TLS_REQUIRED = ("require", "verify-ca", "verify-full")
+_MYSQL_TLS_REQUIRED = ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
+# PyMySQL plugins that send the password as it is: mysql_clear_password, and MariaDB's PAM
+# `dialog`, which answers a "Password: " prompt with it.
+_CLEARTEXT_PLUGINS = ("mysql_clear_password", "dialog")
+
+
+class ConnectTimeout(ProviderError):
+    """The server took longer than the connect limit: said in those words on stderr and in
+    `doctor`; reports carry `connection-failed` with provider code `connect-timeout`."""
+
+    def __init__(self) -> None:
+        super().__init__("connection-failed", "connect-timeout")
+        self.args = ("the server did not answer in time to open a connection (the limit is "
+                     "--timeout, or what is left of --budget; at most 10 s)",)
+
+
+def postgres_arguments(endpoint: Endpoint, libpq_version: int) -> dict[str, Any]:
+    """Keyword arguments for `psycopg.connect`. No password means None, never "": libpq
+    then looks in PGPASSWORD and ~/.pgpass itself."""
+    arguments: dict[str, Any] = {
+        "host": endpoint.host, "port": endpoint.port, "dbname": endpoint.database,
+        "user": endpoint.user, "password": endpoint.password or None,
+        # libpq counts whole seconds and waits at least 2.
+        "connect_timeout": max(1, math.ceil(endpoint.connect_timeout_s)),
+        "application_name": APPLICATION, **dict(endpoint.options),
+    }
+    if endpoint.option("sslmode") not in _POSTGRES_TLS_REQUIRED and libpq_version >= 160000:
+        arguments["require_auth"] = "!password"  # libpq 16+: never a cleartext password
+    return arguments
+
+
+def postgres_connect_failure(error: Exception) -> ProviderError | None:
+    """The failures these arguments cause, or None to let the session classify the error."""
+    if type(error).__name__ == "ConnectionTimeout":
+        return ConnectTimeout()
+    if "!password" in str(error):  # libpq names the require_auth value it could not meet
+        return ProviderError("insecure-connection", "cleartext-password")
+    return None
+
+
+def mysql_arguments(endpoint: Endpoint) -> dict[str, Any]:
+    """Keyword arguments for `pymysql.connect`; reads and writes are bounded like connecting
+    until `mysql_relax_timeouts` (statements have their own deadline)."""
+    limit = max(endpoint.connect_timeout_s, 0.001)
+    arguments: dict[str, Any] = {
+        "host": endpoint.host, "port": endpoint.port or 3306, "user": endpoint.user or "",
+        "password": endpoint.password or "", "database": endpoint.database or None,
+        "connect_timeout": limit, "read_timeout": limit, "write_timeout": limit,
+        "program_name": APPLICATION,
+    }
+    mode = endpoint.option("ssl_mode")
+    if mode == "DISABLED":
+        arguments["ssl_disabled"] = True
+    elif mode in _MYSQL_TLS_REQUIRED:
+        arguments["ssl"] = _mysql_tls(endpoint, mode)
+    if mode not in _MYSQL_TLS_REQUIRED:
+        arguments["auth_plugin_map"] = dict.fromkeys(_CLEARTEXT_PLUGINS, _RefuseCleartext)
+    option_file = os.path.expanduser(MYSQL_OPTION_FILE)
+    if not endpoint.password and os.path.isfile(option_file):
+        arguments["read_default_file"] = option_file  # its [client] password, user, ssl-*
+    return arguments
+
+
+def mysql_relax_timeouts(connection: Any) -> None:
+    """After the connection is set up, statement reads wait as long as the statement may run:
+    its deadline and `KILL QUERY` bound it. PyMySQL reads these attributes before each socket
+    operation and has no public setter."""
+    connection._read_timeout = None
+    connection._write_timeout = None
+
+
+def mysql_connect_failure(error: Exception) -> ProviderError | None:
+    if _timed_out(error):
+        return ConnectTimeout()
+    return None
+
+
+def _timed_out(error: BaseException) -> bool:
+    """PyMySQL raises OperationalError from the socket's TimeoutError."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, TimeoutError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _mysql_tls(endpoint: Endpoint, mode: str) -> ssl.SSLContext:
+    verify = mode in ("VERIFY_CA", "VERIFY_IDENTITY")
+    try:
+        context = ssl.create_default_context(cafile=endpoint.option("ssl_ca") if verify else None)
+        context.check_hostname = mode == "VERIFY_IDENTITY"
+        context.verify_mode = ssl.CERT_REQUIRED if verify else ssl.CERT_NONE
+        certificate = endpoint.option("ssl_cert")
+        if certificate:
+            context.load_cert_chain(certificate, endpoint.option("ssl_key"))
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        raise ProviderError("connection-failed", "tls-files") from None
+    return context
+
+
+class _RefuseCleartext:
+    """A PyMySQL authentication handler that refuses, before sending anything, a server's
+    request for the password in clear text on a connection whose TLS the URL did not require."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    def authenticate(self, packet: Any) -> NoReturn:
+        raise ProviderError("insecure-connection", "cleartext-password")
+
+    def prompt(self, echo: bool, prompt: bytes) -> NoReturn:
+        raise ProviderError("insecure-connection", "cleartext-password")

@@ -1,0 +1,151 @@
+"""What lets a PostgreSQL login escape a read-only transaction, found before anything runs.
+
+A read-only transaction stops table writes, not what happens outside the transaction: server
+files and programs, other connections (dblink, foreign servers), WAL messages, replication
+slots, configuration reloads. A login reaches those through roles it can become (`SET ROLE`,
+`set_config('role', …)`, direct, chained or NOLOGIN), role attributes, EXECUTE on such
+functions, and `SECURITY DEFINER` functions that run as a more powerful owner. Each route is
+reported by name only. Large-object writers other than the file ones (`lo_create`, `lowrite`,
+…) are transactional: the session's write check and the rollback undo them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+#: Predefined roles whose members act outside the transaction.
+RISKY_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program",
+               "pg_signal_backend")
+#: Functions with effects a rollback does not undo (or that read server files).
+RISKY_FUNCTIONS = (
+    "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_send_query",
+    "dblink_open", "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_file_sync",
+    "pg_logdir_ls", "lo_import", "lo_export", "pg_logical_emit_message", "pg_read_file",
+    "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_reload_conf", "pg_rotate_logfile",
+    "pg_switch_wal", "pg_create_restore_point", "pg_promote",
+    "pg_replication_origin_create", "pg_replication_origin_advance",
+)
+# Replication-slot functions are executable by PUBLIC but check the REPLICATION attribute,
+# which `role_routes` reports. `pg_logical_emit_message` is executable by PUBLIC by default
+# and checks nothing: a DBA revokes it for packata-sql's login to run authored SQL.
+
+_ROLES = """
+SELECT r.rolname, r.rolname = session_user, r.rolsuper, r.rolreplication, r.rolbypassrls
+FROM pg_catalog.pg_roles r
+WHERE pg_catalog.pg_has_role(session_user, r.oid, 'MEMBER')
+ORDER BY r.rolname
+"""
+# Owners that can do more than read: superuser, file/program roles, or write or create.
+_DEFINERS = """
+SELECT p.oid, n.nspname, p.proname, o.rolname
+FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_catalog.pg_roles o ON o.oid = p.proowner
+WHERE p.prosecdef
+  AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+  AND NOT pg_catalog.pg_has_role(current_user, p.proowner, 'MEMBER')
+  AND (o.rolsuper OR o.rolreplication OR o.rolbypassrls
+       OR pg_catalog.pg_has_role(o.oid, 'pg_write_server_files', 'MEMBER')
+       OR pg_catalog.pg_has_role(o.oid, 'pg_read_server_files', 'MEMBER')
+       OR pg_catalog.pg_has_role(o.oid, 'pg_execute_server_program', 'MEMBER')
+       OR pg_catalog.has_database_privilege(o.oid, pg_catalog.current_database(), 'CREATE')
+       OR EXISTS (SELECT 1 FROM pg_catalog.pg_namespace s
+                  WHERE pg_catalog.has_schema_privilege(o.oid, s.oid, 'CREATE'))
+       OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+                  WHERE c.relkind IN ('r', 'p', 'f', 'v', 'S')
+                    AND pg_catalog.has_table_privilege(o.oid, c.oid,
+                                                       'INSERT, UPDATE, DELETE, TRUNCATE'))
+       OR EXISTS (SELECT 1 FROM pg_catalog.pg_proc f
+                  WHERE f.proname = ANY(%(risky)s)
+                    AND pg_catalog.has_function_privilege(o.oid, f.oid, 'EXECUTE')))
+ORDER BY n.nspname, p.proname
+"""
+_FUNCTIONS = """
+SELECT p.oid, p.proname
+FROM pg_catalog.pg_proc p
+WHERE p.proname = ANY(%(risky)s) AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+ORDER BY p.proname
+"""
+_FOREIGN = """
+SELECT s.srvname FROM pg_catalog.pg_foreign_server s
+WHERE pg_catalog.has_server_privilege(s.oid, 'USAGE')
+UNION
+SELECT s.srvname FROM pg_catalog.pg_foreign_table t
+JOIN pg_catalog.pg_foreign_server s ON s.oid = t.ftserver
+WHERE pg_catalog.has_table_privilege(t.ftrelid, 'SELECT')
+ORDER BY 1
+"""
+# Views that reach a route function, directly or through other views.
+_VIEWS = """
+WITH RECURSIVE reached(oid, is_function) AS (
+    SELECT f, true FROM pg_catalog.unnest(%(functions)s::oid[]) AS f
+  UNION
+    SELECT rw.ev_class, false
+    FROM reached r
+    JOIN pg_catalog.pg_depend d
+      ON d.refobjid = r.oid
+     AND d.refclassid = CASE WHEN r.is_function THEN 'pg_catalog.pg_proc'::regclass
+                             ELSE 'pg_catalog.pg_class'::regclass END
+     AND d.classid = 'pg_catalog.pg_rewrite'::regclass
+    JOIN pg_catalog.pg_rewrite rw ON rw.oid = d.objid AND rw.ev_class <> r.oid
+)
+SELECT DISTINCT n.nspname, c.relname
+FROM reached r
+JOIN pg_catalog.pg_class c ON c.oid = r.oid AND NOT r.is_function
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+"""
+
+
+def role_routes(rows: Sequence[Sequence[Any]]) -> list[str]:
+    """Rows of (role, is the login, superuser, replication, bypassrls) the login can become."""
+    routes: list[str] = []
+    for name, is_login, superuser, replication, bypassrls in rows:
+        whose = "" if is_login else f" of role {name} (the login can become it)"
+        if superuser:
+            routes.append("superuser" if is_login else f"member of superuser role {name}")
+        if replication:
+            routes.append(f"replication attribute{whose}")
+        if bypassrls:
+            routes.append(f"bypassrls attribute{whose}")
+        if name in RISKY_ROLES:
+            routes.append(f"member of {name}")
+    if "superuser" in routes:
+        return ["superuser"]  # a superuser is a member of every role: the rest is noise
+    return routes
+
+
+def inspect(cursor: Any) -> tuple[list[str], frozenset[tuple[str, ...]]]:
+    """The routes a login has, and the views that lead to a route function."""
+    risky = {"risky": list(RISKY_FUNCTIONS)}
+    cursor.execute(_ROLES)
+    routes = role_routes(cursor.fetchall())
+    if routes == ["superuser"]:
+        return routes, frozenset()
+    cursor.execute(_DEFINERS, risky)
+    definers = cursor.fetchall()
+    routes += [f"security definer function {schema}.{name} (owner {owner})"
+               for _, schema, name, owner in definers]
+    cursor.execute(_FUNCTIONS, risky)
+    functions = cursor.fetchall()
+    routes += [f"function {name}" for name in dict.fromkeys(name for _, name in functions)]
+    cursor.execute(_FOREIGN)
+    routes += [f"foreign server {name}" for (name,) in cursor.fetchall()]
+    oids = [row[0] for row in (*definers, *functions)]
+    views: frozenset[tuple[str, ...]] = frozenset()
+    if oids:
+        cursor.execute(_VIEWS, {"functions": oids})
+        views = frozenset((str(schema), str(name)) for schema, name in cursor.fetchall())
+    return routes, views
+
+
+def any_route_sql() -> str:
+    """One statement, a row of booleans (any true: a route), built from the queries `inspect`
+    runs, for a caller that can run only one statement and no parameters (the dbt runtime)."""
+    risky = "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_FUNCTIONS) + "]::name[]"
+    risky_roles = "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_ROLES) + "]::name[]"
+    roles = (f"SELECT 1 FROM ({_ROLES}) AS r(name, is_login, su, repl, bypass) "
+             f"WHERE su OR repl OR bypass OR name = ANY({risky_roles})")
+    parts = [roles, _DEFINERS, _FUNCTIONS, _FOREIGN]
+    exists = [f"EXISTS ({part.replace('%(risky)s', risky)})" for part in parts]
+    return " ".join(f"SELECT {', '.join(exists)}".split())
