@@ -3,7 +3,7 @@
 #   bash .ci/spark.sh start   installs the server side (pyspark, the `spark-server` extra) into
 #                             .venv when missing, starts ONE server bound to 127.0.0.1 with a
 #                             random token, waits until it answers a query, and writes the
-#                             client URL to $SPARK_STATE/url (source .ci/spark-env.sh after).
+#                             client URL (with the token) to $SPARK_STATE/url, .ci-spark/url.
 #   bash .ci/spark.sh stop    stops exactly that server, by the PID in its PID file.
 # Needs Java 17+. PACKATA_SPARK_PORT (default 15002) picks the port.
 set -euo pipefail
