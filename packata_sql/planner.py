@@ -28,6 +28,8 @@ class Scan:
     sql: str
     #: Rules left out because their column type cannot be compared without a cast.
     mismatched: tuple[Plan, ...] = ()
+    #: Warnings the dialect raised while rendering a plan (Dialect.take_notes).
+    notes: tuple[tuple[Plan, str], ...] = ()
 
 
 def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
@@ -49,16 +51,20 @@ def build_scan(
     columns: list[exp.Expr] = [exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)]
     measured: list[Plan] = []
     mismatched: list[Plan] = []
+    notes: list[tuple[Plan, str]] = []
+    dialect.take_notes()
     for plan in plans:
         try:
             count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
         except TypeMismatch:
             mismatched.append(plan)
             continue
+        finally:
+            notes += [(plan, note) for note in dialect.take_notes()]
         columns.append(exp.alias_(count, f"m{len(measured) + 1}", quoted=True))
         measured.append(plan)
     sql = dialect.render(exp.select(*columns).from_(table))
-    return Scan(segments, tuple(measured), sql, tuple(mismatched))
+    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes))
 
 
 def plan_scans(

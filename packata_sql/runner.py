@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPlan, rebind
-from packata_sql.contracts.model import Contract, Finding, Rule
+from packata_sql.contracts.model import Contract, Finding, Level, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
@@ -181,6 +181,11 @@ def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
     for scan in plan_scans(segments, runnable, session.dialect, families):
+        for plan, note in scan.notes:
+            finding = Finding("member-not-representable", note, plan.rule.source_path,
+                              Level.WARNING, rule_key=plan.rule.key)
+            if finding not in state.notes:
+                state.notes.append(finding)
         state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
         _measure(state, session, scan, families)
 

@@ -150,6 +150,11 @@ class Dialect:
     def family(self, type_name: str) -> Family:
         return Family.OTHER
 
+    def take_notes(self) -> list[str]:
+        """What rendering decided on the engine's actual types since the last call (Spark: a
+        member the column cannot hold), as warnings for the rule just rendered."""
+        return []
+
     def boolean_valued(self, sql: str, column_type: str) -> bool:
         """Whether an authored query's one column, although its cell arrives as an integer, is
         the value of a boolean expression; `column_type` is what the driver reports of it.

@@ -77,6 +77,7 @@ class Spark(Dialect):
         #: (precision, scale) of the decimal columns of the object being measured, by folded
         #: name; filled by the session's column probe.
         self.decimal_columns: dict[str, tuple[int, int]] = {}
+        self._notes: list[str] = []
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         if not self.collations:
@@ -97,10 +98,17 @@ class Spark(Dialect):
             return exp.EQ(this=column, expression=number_literal(number))
         precision, scale = declared
         if not fits_decimal(number, precision, scale):
-            return exp.false()  # the column cannot hold it: Spark would round it to a match
+            self._notes.append(
+                f"the member {self.render(number_literal(number))} cannot be held by column "
+                f"'{column.name}' (DECIMAL({precision},{scale})): it matches no cell")
+            return exp.false()  # Spark would round it to the column's scale and match
         typed = exp.Cast(this=number_literal(number),
                          to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
         return exp.EQ(this=column, expression=typed)
+
+    def take_notes(self) -> list[str]:
+        notes, self._notes = self._notes, []
+        return notes
 
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()

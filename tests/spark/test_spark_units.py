@@ -163,6 +163,9 @@ def test_spark_members_a_decimal_column_cannot_hold_match_nothing():
     column = exp.Column(this=exp.Identifier(this="Amount", quoted=True))
     assert dialect.number_equals(column, Fraction(Decimal("1e-19"))) == exp.false()
     assert dialect.number_equals(column, Fraction(10**20)) == exp.false()
+    assert [n.split(" cannot")[0] for n in dialect.take_notes()] == [
+        "the member 0.0000000000000000001", "the member 100000000000000000000"]
+    assert dialect.take_notes() == []
     held = dialect.render(dialect.number_equals(column, Fraction(Decimal(MAX))))
     assert held == f"`Amount` = CAST({MAX} AS DECIMAL(38, 18))"
     assert fits_decimal(Fraction(-(10**20) + 1), 38, 18)
