@@ -61,6 +61,9 @@ PROPERTY_RULES: dict[str, list[dict[str, Any]]] = {
         {"id": "status_dups", "metric": "duplicateValues", "mustBe": 0},  # LCASE: 2
         {"id": "status_valid", "metric": "invalidValues",
          "arguments": {"validValues": ["ok", "N/A"]}, "mustBe": 5},  # LCASE: 3
+        # RLIKE obeys a UTF8_LCASE column's collation: 'n/a' would match too (LCASE: 5).
+        {"id": "status_pattern", "metric": "invalidValues", "arguments": {"pattern": "^N/A$"},
+         "mustBe": 6},
     ],
     "email": [
         # Java's $ matches before a final \n: unpatched 4.
