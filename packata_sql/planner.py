@@ -14,9 +14,12 @@ from packata_sql.dialects import Dialect, Family
 
 ROWS_ALIAS = "packata_rows"
 #: Engines where several COUNT(DISTINCT) in one aggregate copy every input row once per key
-#: (Spark's Expand): there the other measurements share one scan and each distinct key gets
-#: its own statement (5M rows: 23-59 s against 95-204 s fused, research/spark section 5).
+#: (Spark's Expand): from SPLIT_FROM single-column distinct keys on one object, the other
+#: measurements share one scan and each distinct key gets its own statement. Measured at 1M
+#: rows (benchmarks/README.md): 2 keys split/fused 1.05, 3 keys 0.56, 4 keys 0.36, 6 keys 0.40;
+#: 5M rows with 6 keys: 23-59 s against 95-204 s fused (research/spark section 5).
 DISTINCT_KEYS_APART = frozenset({"spark", "databricks"})
+SPLIT_FROM = 3
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,8 @@ def plan_scans(
     families: Mapping[str, Family | None],
 ) -> list[Scan]:
     """The statements measuring one object: one fused scan, or on engines in
-    DISTINCT_KEYS_APART one scan for the non-distinct metrics plus one per distinct key."""
-    if dialect.name not in DISTINCT_KEYS_APART:
-        return [build_scan(segments, plans, dialect, families)]
+    DISTINCT_KEYS_APART with SPLIT_FROM single-column distinct keys or more, one scan for the
+    non-distinct metrics plus one per distinct key."""
     shared: list[Plan] = []
     keyed: dict[tuple[str, ...], list[Plan]] = {}
     for plan in plans:
@@ -84,6 +86,9 @@ def plan_scans(
             keyed.setdefault(plan.columns, []).append(plan)
         else:
             shared.append(plan)
+    single_keys = sum(1 for key in keyed if len(key) == 1)
+    if dialect.name not in DISTINCT_KEYS_APART or single_keys < SPLIT_FROM:
+        return [build_scan(segments, plans, dialect, families)]
     groups = ([shared] if shared else []) + list(keyed.values())
     return [build_scan(segments, group, dialect, families) for group in groups]
 

@@ -122,7 +122,7 @@ schema:
         ("rows", Status.PASSED, 3, True), ("valid", Status.PASSED, 1, True)]
 
 
-def test_spark_plans_run_each_distinct_key_alone_and_other_engines_fuse(tmp_path: Path):
+def test_spark_plans_run_each_distinct_key_alone_from_three_keys_and_others_fuse(tmp_path: Path):
     contract = tmp_path / "c.yaml"
     contract.write_text("""apiVersion: v3.1.0
 kind: DataContract
@@ -144,6 +144,9 @@ schema:
       - name: b
         logicalType: string
         quality: [{id: b_dups, metric: duplicateValues, mustBe: 0}]
+      - name: c
+        logicalType: string
+        quality: [{id: c_dups, metric: duplicateValues, mustBe: 0}]
 """, encoding="utf-8")
     loaded = load_odcs(str(contract))
     rules = {}
@@ -151,10 +154,17 @@ schema:
         dialect = get_dialect(name)
         document = plan_document(loaded, compile_contract(loaded, dialect), dialect)
         rules[name] = [scan["rules"] for scan in document["scans"]]
-    apart = [["rows", "a_nulls"], ["pair"], ["a_dups", "a_dups_pct"], ["b_dups"]]
+    apart = [["rows", "a_nulls"], ["pair"], ["a_dups", "a_dups_pct"], ["b_dups"], ["c_dups"]]
     assert rules["spark"] == rules["databricks"] == apart
-    everything = [["rows", "pair", "a_dups", "a_dups_pct", "a_nulls", "b_dups"]]
+    everything = [["rows", "pair", "a_dups", "a_dups_pct", "a_nulls", "b_dups", "c_dups"]]
     assert rules["duckdb"] == rules["postgres"] == rules["trino"] == everything
+    # Two single-column keys (a, b) and a composite one: one fused statement is as fast there.
+    fewer = contract.read_text(encoding="utf-8").split("      - name: c\n")[0]
+    contract.write_text(fewer, encoding="utf-8")
+    loaded = load_odcs(str(contract))
+    spark = get_dialect("spark")
+    document = plan_document(loaded, compile_contract(loaded, spark), spark)
+    assert [scan["rules"] for scan in document["scans"]] == [everything[0][:-1]]
 
 
 def test_spark_members_a_decimal_column_cannot_hold_match_nothing():
