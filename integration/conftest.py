@@ -72,6 +72,34 @@ class Server:
             connection.close()
 
 
+def embedded_database(engine: str, path: Any, statements: Sequence[str], insert: str,
+                      rows: Sequence[Sequence[Any]]) -> Endpoint:
+    """A DuckDB or SQLite file built with an ordinary read-write connection (test set-up)."""
+    import sqlite3
+
+    import duckdb
+
+    connection: Any = duckdb.connect(str(path)) if engine == "duckdb" else sqlite3.connect(str(path))
+    for statement in statements:
+        connection.execute(statement)
+    connection.executemany(insert, [tuple(row) for row in rows])
+    if engine == "sqlite":
+        connection.commit()
+    connection.close()
+    return Endpoint(engine, str(path))
+
+
+def load_rows(server: Server, statements: Sequence[str], insert: str,
+              rows: Sequence[Sequence[Any]]) -> None:
+    """Creates a server table with `statements` and inserts `rows` (admin login)."""
+    server.execute(*statements)
+    connection = server.connect()
+    try:
+        connection.cursor().executemany(insert, [tuple(row) for row in rows])
+    finally:
+        connection.close()
+
+
 def _docker_answers() -> bool:
     if shutil.which("docker") is None:
         return False

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from packata_sql.compiler import compile_contract
+from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -57,7 +58,8 @@ def _contract(path: Path) -> Any:
 def check(layout: Layout, tmp_path: Path, schema: str | None) -> Report:
     endpoint = dataclasses.replace(layout.endpoint, schema=(schema,) if schema else ())
     loaded = _contract(tmp_path / "contract.yaml")
-    compiled = compile_contract(loaded, get_dialect(endpoint.engine), prefix=endpoint.schema)
+    compiled = compile_contract(loaded, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                                categories=[Category.QUALITY])  # constraints: their own tests
     return run(loaded, compiled, endpoint, RunOptions(timeout_s=30))
 
 

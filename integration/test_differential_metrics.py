@@ -12,7 +12,9 @@ import duckdb
 import pytest
 import yaml
 
+from integration.conftest import embedded_database, load_rows
 from packata_sql.compiler import compile_contract
+from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -114,7 +116,8 @@ def insert_sql(engine: str, marker: str) -> str:
 
 def measure(engine: str, endpoint: Endpoint, path: Path) -> dict[str, Any]:
     loaded = load_odcs(str(contract(path / "contract.yaml")))
-    compiled = compile_contract(loaded, get_dialect(engine), prefix=endpoint.schema)
+    compiled = compile_contract(loaded, get_dialect(engine), prefix=endpoint.schema,
+                                categories=[Category.QUALITY])
     report = run(loaded, compiled, endpoint, RunOptions())
     assert all(r.status in (Status.PASSED, Status.FAILED) for r in report.results), [
         (r.key, r.status, r.diagnostic) for r in report.results
@@ -123,24 +126,12 @@ def measure(engine: str, endpoint: Endpoint, path: Path) -> dict[str, Any]:
 
 
 def embedded(engine: str, tmp_path: Path) -> Endpoint:
-    path = tmp_path / f"diff.{engine}"
-    connection: Any = duckdb.connect(str(path)) if engine == "duckdb" else sqlite3.connect(str(path))
-    for statement in create_statements(engine):
-        connection.execute(statement)
-    connection.executemany(insert_sql(engine, "?"), ROWS)
-    if engine == "sqlite":
-        connection.commit()
-    connection.close()
-    return Endpoint(engine, str(path))
+    return embedded_database(engine, tmp_path / f"diff.{engine}", create_statements(engine),
+                             insert_sql(engine, "?"), ROWS)
 
 
 def load_server(server: Any) -> None:
-    server.execute(*create_statements(server.engine))
-    connection = server.connect()
-    try:
-        connection.cursor().executemany(insert_sql(server.engine, "%s"), ROWS)
-    finally:
-        connection.close()
+    load_rows(server, create_statements(server.engine), insert_sql(server.engine, "%s"), ROWS)
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])
@@ -204,7 +195,8 @@ def measured_on(endpoint: Endpoint, tmp_path: Path, table: str, rules: dict[str,
     path = tmp_path / f"{table}.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     loaded = load_odcs(str(path))
-    report = run(loaded, compile_contract(loaded, get_dialect(endpoint.engine)), endpoint,
+    report = run(loaded, compile_contract(loaded, get_dialect(endpoint.engine),
+                                          categories=[Category.QUALITY]), endpoint,
                  RunOptions())
     return {r.key: (r.status, r.value) for r in report.results}
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from packata_sql.compiler import compile_contract
-from packata_sql.contracts.model import Level
+from packata_sql.contracts.model import Category, Level
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -39,7 +39,8 @@ def check(endpoint: Endpoint, tmp_path: Path) -> Report:
     path = tmp_path / "contract.yaml"
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     loaded = load_odcs(str(path))
-    compiled = compile_contract(loaded, get_dialect(endpoint.engine), prefix=endpoint.schema)
+    compiled = compile_contract(loaded, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                                categories=[Category.QUALITY])  # constraints: their own tests
     return run(loaded, compiled, endpoint, RunOptions())
 
 

@@ -126,6 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trust-environment", action="store_true",
                        help="allow targets whose read-only mode the engine cannot enforce")
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
+    check.add_argument("--category", action="append", choices=("constraint", "quality"),
+                       help="run only rules of this category (repeatable; default: all)")
+    check.add_argument("--schema-drift", action="store_true",
+                       help="classify how each object drifted from the contract's schema")
+    check.add_argument("--baseline", metavar="FILE",
+                       help="classify drift from a `schema snapshot` file")
+    check.add_argument("--drift", action="append", default=[], metavar="CHANGE=LEVEL",
+                       help="override a drift classification, e.g. field-removed=warning")
     check.add_argument("--accept-unexecutable", action="store_true",
                        help="report text rules and custom rules for other tools as skipped "
                             "without keeping the run incomplete")
@@ -141,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     compile_.add_argument("--dialect", required=True, type=_not_a_url,
                           help="duckdb, sqlite, postgres, mysql or sqlserver")
     compile_.add_argument("--format", choices=("json",), default="json")
+    compile_.add_argument("--category", action="append", choices=("constraint", "quality"),
+                          help="plan only rules of this category (repeatable; default: all)")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
 
@@ -168,6 +178,15 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--check", action="store_true",
                           help="write nothing; exit 1 when a generated file is stale or missing")
 
+    schema = commands.add_parser("schema", help="save an object's live schema (no data)")
+    snapshot = schema.add_subparsers(dest="schema_command", required=True,
+                                     parser_class=_Parser).add_parser(
+        "snapshot", help="print a deterministic JSON snapshot of objects' columns")
+    snapshot.add_argument("--url", required=True)
+    snapshot.add_argument("--object", action="append", required=True, metavar="NAME",
+                          help="physical object name (repeatable)")
+    snapshot.add_argument("--trust-environment", action="store_true")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=("table", "json", "junit"), default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -185,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from packata_sql.commands import compile_plans
 
             return compile_plans(args)
+        if args.command == "schema":
+            from packata_sql.commands import schema_snapshot
+
+            return schema_snapshot(args)
         if args.command == "dbt":
             from packata_sql.dbt.generate import generate
 

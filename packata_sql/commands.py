@@ -10,7 +10,7 @@ from pathlib import Path
 
 from packata_sql.cli import UsageError
 from packata_sql.compiler import Compiled, compile_contract
-from packata_sql.contracts.model import Contract
+from packata_sql.contracts.model import Category, Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
@@ -48,6 +48,7 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
 
 def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint,
                  compiler: Callable[..., Compiled] = compile_contract) -> Report:
+    contract = _with_drift_rules(args, contract)
     selected = args.select
     if selected:
         known = {rule.key for rule in contract.rules}
@@ -56,7 +57,7 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
             raise UsageError(f"--select names no rule of the contract: {', '.join(unknown)}")
     parameters = dict(_parameters(getattr(args, "param", [])))
     compiled = compiler(contract, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                        select=selected, parameters=parameters)
+                        select=selected, parameters=parameters, categories=_categories(args))
     settings = {"odcs_between": args.odcs_between}
     options = RunOptions(
         timeout_s=args.timeout, budget_s=args.budget, trust_environment=args.trust_environment,
@@ -64,6 +65,71 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         accept_unexecutable=getattr(args, "accept_unexecutable", False),
     )
     return run(contract, compiled, endpoint, options)
+
+
+def _categories(args: argparse.Namespace) -> list[Category] | None:
+    """`--category` (repeatable); None keeps every category."""
+    chosen = getattr(args, "category", None)
+    return [Category(c) for c in chosen] if chosen else None
+
+
+def _with_drift_rules(args: argparse.Namespace, contract: Contract) -> Contract:
+    """`--schema-drift` / `--baseline`: drift rules join the contract's rules."""
+    from packata_sql.drift import (
+        OverrideError,
+        SnapshotError,
+        contract_drift_rules,
+        load_snapshot,
+        parse_overrides,
+        snapshot_drift_rules,
+    )
+
+    baseline = getattr(args, "baseline", None)
+    declared = getattr(args, "schema_drift", False) or contract.schema_drift is not None
+    if not (declared or baseline):
+        return contract
+    try:
+        overrides = parse_overrides(f"{k}={v}" for k, v in contract.schema_drift or ())
+    except OverrideError as error:
+        raise UsageError(f"{contract.path}: customProperties schemaDrift: {error}") from None
+    try:
+        overrides.update(parse_overrides(getattr(args, "drift", [])))
+    except OverrideError as error:
+        raise UsageError(f"--drift: {error}") from None
+    taken = {rule.key for rule in contract.rules}
+    rules = contract_drift_rules(contract.objects, taken, overrides) if declared else []
+    if baseline:
+        try:
+            objects = load_snapshot(Path(baseline).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise UsageError(f"cannot read {baseline} ({error.strerror})") from None
+        except SnapshotError as error:
+            raise UsageError(f"{baseline}: {error}") from None
+        rules += snapshot_drift_rules(objects, baseline, taken, overrides)
+    return replace(contract, rules=(*contract.rules, *rules))
+
+
+def schema_snapshot(args: argparse.Namespace) -> int:
+    """`schema snapshot`: each object's columns from the catalog, as deterministic JSON."""
+    from packata_sql.drift import dumps_snapshot, snapshot_document
+    from packata_sql.session import ProviderError, open_session
+
+    endpoint = resolve_endpoint(_NO_CONTRACT, args.url, None, args.trust_environment)
+    try:
+        session = open_session(endpoint, trust_environment=args.trust_environment)
+    except ProviderError as error:
+        raise UsageError(f"cannot connect to {endpoint.describe()}: {error}") from None
+    try:
+        objects = []
+        for name in args.object:
+            try:
+                objects.append((name, session.column_facts((*endpoint.schema, name))))
+            except ProviderError as error:
+                raise UsageError(f"cannot read the columns of {name}: {error}") from None
+    finally:
+        session.close()
+    sys.stdout.write(dumps_snapshot(snapshot_document(endpoint.engine, objects)))
+    return 0
 
 
 def _parameters(raw: list[str]) -> list[tuple[str, object]]:
@@ -112,7 +178,7 @@ def compile_plans(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     contract = load_contract(args.contract, args.odcs_between)
     dialect = get_dialect(args.dialect)
-    compiled = compile_contract(contract, dialect)
+    compiled = compile_contract(contract, dialect, categories=_categories(args))
     sys.stdout.write(dumps(plan_document(contract, compiled, dialect)) + "\n")
     return 0
 

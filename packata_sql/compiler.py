@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from packata_sql.catalog import MetricHandler, handler_for
+import sqlglot.expressions as exp
+
+from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
+from packata_sql.catalog.base import logical_family
+from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.model import (
+    Category,
+    Constraint,
     Contract,
     Custom,
     Finding,
@@ -28,11 +36,12 @@ NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-
 
 @dataclass(frozen=True)
 class Plan:
-    """One executable rule: what to measure, on which object, reading which columns."""
+    """One row-reading measurement (a library metric or a schema constraint): what to count,
+    on which object, reading which columns. Every Plan of an object fuses into one scan."""
 
     rule: Rule
-    handler: MetricHandler
-    library: Library
+    handler: MetricHandler | ConstraintHandler
+    library: Library | Constraint
     object_segments: tuple[str, ...]
     columns: tuple[str, ...]
     declared_types: tuple[str | None, ...] = ()  # the contract's logicalType of each column
@@ -40,6 +49,19 @@ class Plan:
     @property
     def percent(self) -> bool:
         return self.rule.unit == "percent"
+
+    def count(self, context: MeasureContext) -> exp.Expr:
+        """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
+        if isinstance(self.library, Constraint):
+            assert isinstance(self.handler, ConstraintHandler)
+            return self.handler.count(self.rule, self.library, context, self.columns)
+        assert isinstance(self.handler, MetricHandler)
+        return self.handler.count(self.rule, self.library, context, self.columns)
+
+    @property
+    def measure(self) -> str:
+        """The metric or constraint kind, for plans and reports."""
+        return self.library.metric if isinstance(self.library, Library) else self.library.kind
 
 
 @dataclass(frozen=True)
@@ -52,16 +74,43 @@ class SqlPlan:
 
 
 @dataclass(frozen=True)
+class CatalogPlan:
+    """A schema check answered from the engine's catalog without reading rows: a declared
+    column is present, its type is compatible with the declared logical/physical type."""
+
+    rule: Rule
+    constraint: Constraint
+    object_segments: tuple[str, ...]
+
+
+AnyPlan = Plan | SqlPlan | CatalogPlan
+
+
+@dataclass(frozen=True)
 class Compiled:
-    plans: tuple[Plan, ...]
-    sql_plans: tuple[SqlPlan, ...] = ()
+    """Every executable plan in contract order (one ordered union, dispatched by kind)."""
+
+    ordered: tuple[AnyPlan, ...]
     #: Rules that will not run, with the error finding that stopped each (first one wins).
     blocked: dict[str, Finding] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
 
     @property
+    def plans(self) -> tuple[Plan, ...]:
+        """The row-reading plans, which fuse per object."""
+        return tuple(p for p in self.ordered if isinstance(p, Plan))
+
+    @property
+    def sql_plans(self) -> tuple[SqlPlan, ...]:
+        return tuple(p for p in self.ordered if isinstance(p, SqlPlan))
+
+    @property
+    def catalog_plans(self) -> tuple[CatalogPlan, ...]:
+        return tuple(p for p in self.ordered if isinstance(p, CatalogPlan))
+
+    @property
     def executable(self) -> int:
-        return len(self.plans) + len(self.sql_plans)
+        return len(self.ordered)
 
 
 def compile_contract(
@@ -71,14 +120,18 @@ def compile_contract(
     prefix: Sequence[str] = (),
     select: Iterable[str] | None = None,
     parameters: Iterable[str] | None = None,
+    categories: Iterable[Category] | None = None,
 ) -> Compiled:
     """`prefix` holds the server's database/schema segments placed before each object name;
-    `parameters` names the run's parameter values (None when compiling without a run)."""
+    `parameters` names the run's parameter values (None when compiling without a run);
+    `categories` keeps only rules of these categories (`--category`)."""
     wanted = set(select) if select is not None else None
-    rules = [r for r in contract.rules if wanted is None or r.key in wanted]
+    kinds = set(categories) if categories is not None else None
+    rules = [r for r in contract.rules if (wanted is None or r.key in wanted)
+             and (kinds is None or r.category in kinds)]
     keys = {r.key for r in rules}
     findings = [f for f in contract.findings if f.rule_key is None or f.rule_key in keys]
-    plans: list[Plan | SqlPlan] = []
+    plans: list[AnyPlan] = []
     known = None if parameters is None else frozenset(parameters)
     for rule in rules:
         site = Site(rule.source_path, rule.key, rule.line)
@@ -90,19 +143,14 @@ def compile_contract(
     for finding in findings:
         if finding.level is Level.ERROR and finding.rule_key is not None:
             blocked.setdefault(finding.rule_key, finding)
-    runnable = [p for p in plans if p.rule.key not in blocked]
-    return Compiled(
-        tuple(p for p in runnable if isinstance(p, Plan)),
-        tuple(p for p in runnable if isinstance(p, SqlPlan)),
-        blocked,
-        tuple(findings),
-    )
+    runnable = tuple(p for p in plans if p.rule.key not in blocked)
+    return Compiled(runnable, blocked, tuple(findings))
 
 
 def _compile_rule(
     rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...], site: Site,
     parameters: frozenset[str] | None,
-) -> tuple[Plan | SqlPlan | None, list[Finding]]:
+) -> tuple[AnyPlan | None, list[Finding]]:
     definition = rule.definition
     if isinstance(definition, Text):
         return None, [site.finding("text-not-executable",
@@ -112,6 +160,8 @@ def _compile_rule(
                                    "custom rules for this engine are not executed by packata-sql")]
     if isinstance(definition, Sql):
         return _compile_sql(rule, definition, dialect, prefix, site, parameters)
+    if isinstance(definition, Constraint):
+        return _compile_constraint(rule, definition, contract, dialect, prefix, site)
     handler = handler_for(definition.metric)
     if handler is None:
         if not definition.metric:
@@ -126,18 +176,62 @@ def _compile_rule(
                                    "quality on nested properties and array items is not executed yet")]
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
+    return _row_plan(rule, handler, definition, contract, dialect,
+                     (*prefix, rule.target.physical_object), site)
+
+
+def _row_plan(
+    rule: Rule, handler: MetricHandler | ConstraintHandler, definition: Library | Constraint,
+    contract: Contract, dialect: Dialect, segments: tuple[str, ...], site: Site,
+) -> tuple[Plan | None, list[Finding]]:
+    """A row-reading plan once its handler accepts the definition on this dialect."""
     schema = contract.object(rule.target.object_name)
-    problems = handler.validate(rule, definition, schema, site)
-    problems += handler.dialect_findings(definition, dialect, site)
+    checker: _Checks = handler
+    problems = checker.validate(rule, definition, schema, site)
+    problems += checker.dialect_findings(definition, dialect, site)
     if any(p.level is Level.ERROR for p in problems):
         return None, problems
-    columns = handler.columns(rule, definition, schema)
-    segments = (*prefix, rule.target.physical_object)
+    columns = checker.columns(rule, definition, schema)
     too_long = name_problems(dialect, (*segments, *columns), site)
     if too_long:
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     return Plan(rule, handler, definition, segments, columns, declared), problems
+
+
+class _Checks(Protocol):
+    """What metric and constraint handlers share before SQL exists (each takes its own
+    definition type, which `_row_plan`'s caller pairs with it)."""
+
+    def validate(self, rule: Rule, definition: Any, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]: ...
+
+    def dialect_findings(self, definition: Any, dialect: Dialect, site: Site) -> list[Finding]: ...
+
+    def columns(self, rule: Rule, definition: Any,
+                schema: SchemaObject | None) -> tuple[str, ...]: ...
+
+
+def _compile_constraint(
+    rule: Rule, constraint: Constraint, contract: Contract, dialect: Dialect,
+    prefix: tuple[str, ...], site: Site,
+) -> tuple[Plan | CatalogPlan | None, list[Finding]]:
+    segments = (*prefix, rule.target.physical_object)
+    if constraint.kind in CATALOG_KINDS:
+        declared = constraint.argument("logicalType")
+        if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
+            return CatalogPlan(rule, constraint, segments), [site.finding(
+                "constraint-not-checkable",
+                f"logicalType '{declared}' is not one ODCS defines: only the column's presence "
+                "is checked", Level.WARNING,
+            )]
+        return CatalogPlan(rule, constraint, segments), []
+    handler = CONSTRAINT_HANDLERS.get(constraint.kind)
+    if handler is None:
+        return None, [site.finding(
+            "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
+        )]
+    return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
 
 
 def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:

@@ -27,7 +27,7 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> d
                 "key": plan.rule.key,
                 "source_path": plan.rule.source_path,
                 "status": "planned" if alone.plans else "type-mismatch",
-                "metric": plan.library.metric,
+                "metric": plan.measure,
                 "unit": plan.rule.unit,
                 "sql": alone.sql if alone.plans else None,
                 "parameters": [],
@@ -41,6 +41,16 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> d
             "unit": sql_plan.rule.unit,
             "sql": sql_plan.sql,
             "parameters": list(sql_plan.parameters),
+        }
+    for catalog_plan in compiled.catalog_plans:
+        rules[catalog_plan.rule.key] = {
+            "key": catalog_plan.rule.key,
+            "source_path": catalog_plan.rule.source_path,
+            "status": "planned",
+            "metric": catalog_plan.constraint.kind,
+            "unit": None,
+            "sql": None,  # answered from the engine's catalog: reads no rows
+            "parameters": [],
         }
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)

@@ -4,12 +4,12 @@ contract costs one scan per object rather than one per rule."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sqlglot.expressions as exp
 
 from packata_sql.catalog import MeasureContext, TypeMismatch
-from packata_sql.compiler import Plan
+from packata_sql.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
 from packata_sql.dialects import Dialect, Family
 
 ROWS_ALIAS = "packata_rows"
@@ -20,6 +20,9 @@ ROWS_ALIAS = "packata_rows"
 #: 5M rows with 6 keys: 23-59 s against 95-204 s fused (research/spark section 5).
 DISTINCT_KEYS_APART = frozenset({"spark", "databricks"})
 SPLIT_FROM = 3
+#: The measurements that count distinct keys: library duplicateValues, constraints unique and
+#: primaryKey.
+DISTINCT_MEASURES = frozenset({"duplicateValues", "unique", "primaryKey"})
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,35 @@ def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[P
     return list(groups.items())
 
 
+@dataclass
+class ObjectWork:
+    """The plans of one object: catalog checks read its column facts, the rest one scan."""
+
+    segments: tuple[str, ...]
+    plans: list[Plan] = field(default_factory=list)
+    catalog: list[CatalogPlan] = field(default_factory=list)
+
+
+def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan]:
+    """The ordered plan union as units of work, in the order of each unit's first plan: one
+    per object (its catalog checks and its one scan), one per authored SQL rule."""
+    objects: dict[tuple[str, ...], ObjectWork] = {}
+    work: list[ObjectWork | SqlPlan] = []
+    for plan in ordered:
+        if isinstance(plan, SqlPlan):
+            work.append(plan)
+            continue
+        unit = objects.get(plan.object_segments)
+        if unit is None:
+            unit = objects[plan.object_segments] = ObjectWork(plan.object_segments)
+            work.append(unit)
+        if isinstance(plan, CatalogPlan):
+            unit.catalog.append(plan)
+        else:
+            unit.plans.append(plan)
+    return work
+
+
 def build_scan(
     segments: tuple[str, ...],
     plans: Sequence[Plan],
@@ -58,7 +90,7 @@ def build_scan(
     dialect.take_notes()
     for plan in plans:
         try:
-            count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
+            count = plan.count(context)
         except TypeMismatch:
             mismatched.append(plan)
             continue
@@ -82,7 +114,8 @@ def plan_scans(
     shared: list[Plan] = []
     keyed: dict[tuple[str, ...], list[Plan]] = {}
     for plan in plans:
-        if plan.library.metric == "duplicateValues":
+        measure = getattr(plan.library, "metric", None) or getattr(plan.library, "kind", None)
+        if measure in DISTINCT_MEASURES:
             keyed.setdefault(plan.columns, []).append(plan)
         else:
             shared.append(plan)

@@ -53,6 +53,8 @@ class RuleResult:
     elapsed_ms: int = 0
     fused: bool = False
     sql: str | None = None
+    #: Schema drift: every change (field, change, classification, before, after), bounded.
+    changes: tuple[dict[str, str | None], ...] = ()
     #: Skipped because it is not executable by design (a text rule, a custom rule for
     #: another tool), not because something went wrong.
     descriptive: bool = False
@@ -106,6 +108,13 @@ class Report:
 
     def summary(self) -> dict[str, int]:
         return {s.value: sum(1 for r in self.results if r.status is s) for s in Status}
+
+    def summary_by_category(self) -> dict[str, dict[str, int]]:
+        """Constraint and quality results counted apart (SEMANTICS 1.1), categories present only."""
+        present = [c for c in Category if any(r.category is c for r in self.results)]
+        return {c.value: {s.value: sum(1 for r in self.results
+                                       if r.category is c and r.status is s) for s in Status}
+                for c in present}
 
     def exit_code(self, *, fail_on_warning: bool = False) -> int:
         if self.interrupted:

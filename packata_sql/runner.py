@@ -7,21 +7,23 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
-from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, Plan, SqlPlan, rebind
+from packata_sql.catalog_checks import catalog_result
+from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, AnyPlan, Compiled, Plan, SqlPlan, rebind
 from packata_sql.contracts.model import Contract, Finding, Level, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import Scan, build_scan, group_by_object, plan_scans
+from packata_sql.planner import ObjectWork, Scan, build_scan, plan_scans, work_units
 from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
 from packata_sql.values import NotExact, measured_value, truth_value
 
 DEFAULT_TIMEOUT_S = 300.0
+T = TypeVar("T")
 _DIAGNOSTICS = {
     "missing-column": "the property's column does not exist in the object",
     "type-mismatch": "the column's type cannot be compared with the rule's values without a cast",
@@ -83,7 +85,7 @@ class _Run:
     def budget_bound(self) -> bool:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
-    def settle(self, plans: Sequence[Plan | SqlPlan], status: Status, code: str,
+    def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None) -> None:
         for plan in plans:
             self.results.setdefault(plan.rule.key, _result(
@@ -108,7 +110,7 @@ def run(
             diagnostic=Diagnostic(finding.code, finding.message),
             descriptive=finding.code in NOT_EXECUTABLE_BY_DESIGN,
         )
-    everything: list[Plan | SqlPlan] = [*compiled.plans, *compiled.sql_plans]
+    everything = compiled.ordered
     interrupted = False
     connection_problem: str | None = None
     read_only: str | None = None
@@ -125,10 +127,11 @@ def run(
                 connection_problem = str(error)
                 state.settle(everything, Status.ERROR, error.category, error.code)
             if session is not None:
-                for segments, plans in group_by_object(compiled.plans):
-                    _run_object(state, session, segments, plans)
-                for sql_plan in compiled.sql_plans:
-                    _run_sql(state, session, sql_plan)
+                for unit in work_units(compiled.ordered):
+                    if isinstance(unit, SqlPlan):
+                        _run_sql(state, session, unit)
+                    else:
+                        _run_object(state, session, unit)
     except KeyboardInterrupt:
         interrupted = True
         if session is not None:
@@ -155,14 +158,42 @@ def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
     return replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, remaining_s))
 
 
-def _run_object(state: _Run, session: Session, segments: tuple[str, ...],
-                plans: list[Plan]) -> None:
+def _run_object(state: _Run, session: Session, unit: ObjectWork) -> None:
+    if unit.catalog:
+        _run_catalog(state, session, unit)
+    if unit.plans:
+        _run_scan(state, session, unit.segments, unit.plans)
+
+
+def _run_catalog(state: _Run, session: Session, unit: ObjectWork) -> None:
+    if state.remaining() <= 0:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    exact = any(plan.rule.target.exact_object for plan in unit.catalog)
+    try:
+        _, facts = _probe(state, session, unit.segments, exact, unit.catalog[0].rule,
+                          session.column_facts)
+    except ProviderError as error:
+        hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
+            else None
+        state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
+        return
+    except Interrupted:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, _limit_code(state))
+        return
+    for plan in unit.catalog:
+        state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
+
+
+def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],
+              plans: list[Plan]) -> None:
     if state.remaining() <= 0:
         state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
         return
     exact = any(plan.rule.target.exact_object for plan in plans)
     try:
-        segments, columns = _probe(state, session, segments, exact, plans[0].rule)
+        segments, columns = _probe(state, session, segments, exact, plans[0].rule,
+                                   session.columns)
     except ProviderError as error:
         hint = _object_hint(session, segments) if error.category == "missing-object" else None
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
@@ -224,23 +255,26 @@ def _limit_code(state: _Run) -> str:
 
 
 def _probe(state: _Run, session: Session, segments: tuple[str, ...], exact: bool,
-           rule: Rule) -> tuple[tuple[str, ...], dict[str, Family]]:
-    """The object's columns; a missing name without physicalName is tried again as the engine
-    reads it unquoted (issue 10.3), and the report says so."""
+           rule: Rule, read: Callable[[tuple[str, ...]], T]) -> tuple[tuple[str, ...], T]:
+    """The object's columns (`read`: the session's column probe, or its column facts); a
+    missing name without physicalName is tried again as the engine reads it unquoted (issue
+    10.3), and the report says so."""
     try:
-        return segments, session.columns(segments)
+        return segments, read(segments)
     except ProviderError as error:
         folded = unquoted_reading(session.dialect, segments[-1], exact=exact)
         if error.category != "missing-object" or folded is None:
             raise
         other = (*segments[:-1], folded)
         try:
-            columns = session.columns(other)
+            columns = read(other)
         except ProviderError:
             raise error from None
         state.renamed[segments] = other
-        state.notes.append(resolved_note("object", segments[-1], folded, session.dialect,
-                                         f"schema[{rule.target.object_name}]"))
+        note = resolved_note("object", segments[-1], folded, session.dialect,
+                             f"schema[{rule.target.object_name}]")
+        if note not in state.notes:
+            state.notes.append(note)
         return other, columns
 
 
@@ -358,7 +392,7 @@ def _rebound(state: _Run, session: Session, plan: SqlPlan) -> SqlPlan | None:
     segments = (*state.prefix, target.physical_object)
     if segments not in state.renamed:
         try:
-            _probe(state, session, segments, False, plan.rule)
+            _probe(state, session, segments, False, plan.rule, session.columns)
         except (ProviderError, Interrupted):
             return None
     other = state.renamed.get(segments)

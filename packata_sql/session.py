@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from packata_sql.dialects import Dialect, Family
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 from packata_sql.readonly import (
     CREDENTIALS,
     ENFORCED,
@@ -100,6 +101,8 @@ class Session(Protocol):
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
 
+    def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]: ...
+
     def objects(self, schema: str | None) -> list[str]: ...
 
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
@@ -171,6 +174,10 @@ class TimedSession:
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         raise NotImplementedError
 
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        """The object's columns from the engine's catalog; ProviderError when it is absent."""
+        raise NotImplementedError
+
     # Engine-specific, called on the main thread.
     def _interrupt(self) -> None:
         raise NotImplementedError
@@ -208,6 +215,9 @@ class TimedSession:
         if self.decision.object_refused(tuple(segments)):
             raise ProviderError("read-only-not-guaranteed", "definer-object")
         return self._timed(lambda: self._describe(segments), 60.0)
+
+    def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        return self._timed(lambda: self._facts(segments), 60.0)
 
     def objects(self, schema: str | None) -> list[str]:
         """The tables and views the session may read in `schema` (None: its current one), for

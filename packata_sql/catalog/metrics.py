@@ -29,6 +29,17 @@ def _rows() -> exp.Expr:
     return exp.Count(this=exp.Star())
 
 
+def engine_pattern_findings(pattern: object, dialect: Dialect, site: Site) -> list[Finding]:
+    """What the target engine cannot run safely or at all, for a pattern that passed the
+    engine-independent guard (`invalidValues.pattern`, `logicalTypeOptions.pattern`)."""
+    if not isinstance(pattern, str) or pattern_problem(pattern) is not None:
+        return []  # reported once, by the argument check
+    if dialect.regex_backtracks and (unsafe := backtracking_problem(pattern)):
+        return [site.finding("unsafe-pattern", f"{unsafe} ({dialect.name})")]
+    problem = dialect.pattern_problem(pattern)
+    return [site.finding("unsupported-pattern", problem)] if problem else []
+
+
 class RowCount(MetricHandler):
     name = "rowCount"
     object_scope = True
@@ -102,13 +113,7 @@ class InvalidValues(MetricHandler):
         return [site.finding("unsafe-pattern", problem)] if problem else []
 
     def dialect_findings(self, library: Library, dialect: Dialect, site: Site) -> list[Finding]:
-        pattern = library.argument("pattern")
-        if not isinstance(pattern, str) or pattern_problem(pattern) is not None:
-            return []  # reported once, by check_arguments
-        if dialect.regex_backtracks and (unsafe := backtracking_problem(pattern)):
-            return [site.finding("unsafe-pattern", f"{unsafe} ({dialect.name})")]
-        problem = dialect.pattern_problem(pattern)
-        return [site.finding("unsupported-pattern", problem)] if problem else []
+        return engine_pattern_findings(library.argument("pattern"), dialect, site)
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:

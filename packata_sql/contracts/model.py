@@ -88,6 +88,24 @@ class Library:
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """What a schema declares about permitted data (SEMANTICS-style docs in the README):
+    `kind` names one check (`required`, `unique`, `primaryKey`, a logicalTypeOptions key, or a
+    catalog check `present`/`logicalType`/`physicalType`), `columns` the physical columns in
+    order (a composite primary key in position order)."""
+
+    kind: str
+    columns: tuple[str, ...] = ()
+    arguments: tuple[tuple[str, object], ...] = ()
+
+    def argument(self, name: str) -> object:
+        return dict(self.arguments).get(name)
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self.arguments)
+
+
+@dataclass(frozen=True)
 class Sql:
     query: str
 
@@ -102,7 +120,7 @@ class Custom:
     engine: str
 
 
-Definition = Library | Sql | Text | Custom
+Definition = Library | Constraint | Sql | Text | Custom
 
 
 @dataclass(frozen=True)
@@ -131,9 +149,30 @@ class Server:
 
 @dataclass(frozen=True)
 class SchemaProperty:
+    """One declared top-level property and what its schema says about permitted data."""
+
     name: str
     physical: str
     logical_type: str | None = None
+    physical_type: str | None = None
+    required: bool = False
+    unique: bool = False
+    primary_key: bool = False
+    primary_key_position: int | None = None
+    #: logicalTypeOptions, in declaration order (values frozen: lists are tuples).
+    options: tuple[tuple[str, object], ...] = ()
+    #: Where the property is declared (for keys, findings and lines).
+    source_path: str = ""
+    line: int | None = None
+    #: A physicalName was given: the column is that name exactly (no unquoted reading).
+    exact: bool = False
+    #: ODCS 3.2 `enum`: the allowed values (None when not declared).
+    enum: tuple[object, ...] | None = None
+    #: The line of each declaration (`required`, `logicalTypeOptions.maxLength`, …), when known.
+    lines: tuple[tuple[str, int | None], ...] = ()
+
+    def line_of(self, declaration: str) -> int | None:
+        return dict(self.lines).get(declaration) or self.line
 
 
 @dataclass(frozen=True)
@@ -143,6 +182,9 @@ class SchemaObject:
     name: str
     physical: str
     properties: tuple[SchemaProperty, ...] = ()
+    source_path: str = ""
+    line: int | None = None
+    exact: bool = False  # a physicalName was given
 
     def property(self, name: str) -> SchemaProperty | None:
         return next((p for p in self.properties if p.name == name), None)
@@ -155,6 +197,9 @@ class Contract:
     findings: tuple[Finding, ...] = ()
     servers: tuple[Server, ...] = field(default=())
     objects: tuple[SchemaObject, ...] = field(default=())
+    #: Schema drift against the declared schema, when the contract enables it: the
+    #: per-change classification overrides (`change`, `compatible|warning|breaking`).
+    schema_drift: tuple[tuple[str, str], ...] | None = None
     #: The contract accepts its rules that are not executable by design (text, custom for
     #: other engines) as skipped without keeping the run incomplete (custom property).
     accept_unexecutable: bool = False

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from packata_sql.contracts.constraints import constraint_rules
 from packata_sql.contracts.model import (
     Category,
     Contract,
@@ -20,7 +21,6 @@ from packata_sql.contracts.model import (
     Library,
     Rule,
     SchemaObject,
-    SchemaProperty,
     Server,
     Severity,
     Site,
@@ -28,11 +28,19 @@ from packata_sql.contracts.model import (
     Target,
     Text,
 )
+from packata_sql.contracts.odcs_declarations import (
+    YamlPath,
+    nested_constraints,
+    schema_drift,
+    schema_property,
+)
+from packata_sql.contracts.odcs_declarations import freeze as _freeze
+from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import known_keys
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 from packata_sql.expectations import SPELLINGS, parse_expectations
 
-Path = tuple[str | int, ...]
+Path = YamlPath
 
 # Keys the official schemas do not define but contracts use: snake-case operators (SEMANTICS
 # 2.1), the ODCS 3.0.x habit of `validValues` beside `rule`, and a few earlier spellings.
@@ -122,8 +130,10 @@ def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
     accept = _accepts_unexecutable(reader, document.get("customProperties"))
+    drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
-                    tuple(o for o in objects if o is not None), accept_unexecutable=accept)
+                    tuple(o for o in objects if o is not None), accept_unexecutable=accept,
+                    schema_drift=drift)
 
 
 def _accepts_unexecutable(reader: _Reader, raw: object) -> bool:
@@ -182,12 +192,18 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     properties = obj.get("properties")
     declared = tuple(
-        SchemaProperty(_text(p.get("name")), _text(p.get("physicalName")) or _text(p.get("name")),
-                       _text(p.get("logicalType")) or None)
-        for p in (properties if isinstance(properties, list) else [])
+        schema_property(reader.findings, reader.line, p, (*yaml_path, "properties", i),
+                        f"{where}.properties[{i}]")
+        for i, p in enumerate(properties if isinstance(properties, list) else [])
         if isinstance(p, dict) and _text(p.get("name"))
     )
-    return SchemaObject(name, physical, declared)
+    schema_object = SchemaObject(name, physical, declared, where, reader.line(yaml_path),
+                                 bool(_text(obj.get("physicalName"))))
+    if name:
+        rules, findings = constraint_rules(schema_object, reader.keys)
+        reader.rules.extend(rules)
+        reader.findings.extend(findings)
+    return schema_object
 
 
 def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level: bool) -> None:
@@ -226,6 +242,8 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             else parent.exact_property,
         )
         _read_quality(reader, prop, scope)
+        if not top_level:
+            nested_constraints(reader.findings, reader.line, prop, where, yaml_path)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
         _read_map(reader, prop.get("map"), scope)
@@ -263,6 +281,7 @@ def _read_items(reader: _Reader, raw: object, parent: _Scope,
         exact_property=parent.exact_property,
     )
     _read_quality(reader, raw, scope)
+    nested_constraints(reader.findings, reader.line, raw, where, yaml_path)
     _read_properties(reader, raw.get("properties"), scope, top_level=False)
     _read_items(reader, raw.get("items"), scope)
     _read_map(reader, raw.get("map"), scope)
@@ -377,16 +396,3 @@ def _unique_key(reader: _Reader, wanted: str, source_path: str) -> str:
         ))
     reader.keys.add(key)
     return key
-
-
-def _text(value: object) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
-def _freeze(value: object) -> object:
-    """Lists become tuples so that rules stay hashable."""
-    if isinstance(value, list):
-        return tuple(_freeze(item) for item in value)
-    if isinstance(value, dict):
-        return tuple((k, _freeze(v)) for k, v in value.items())
-    return value

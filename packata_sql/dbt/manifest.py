@@ -14,7 +14,7 @@ from typing import Any
 
 from packata_sql.cli import UsageError
 from packata_sql.compiler import Compiled, compile_contract
-from packata_sql.contracts.model import Contract, Finding, Level, Rule
+from packata_sql.contracts.model import Category, Contract, Finding, Level, Rule
 from packata_sql.dialects import Dialect
 from packata_sql.endpoint import Endpoint
 
@@ -87,9 +87,12 @@ def dbt_compiler(project_dir: str, endpoint: Endpoint) -> Callable[..., Compiled
 
     def compile_built(contract: Contract, dialect: Dialect, *, prefix: Sequence[str] = (),
                       select: Iterable[str] | None = None,
-                      parameters: Iterable[str] | None = None) -> Compiled:
+                      parameters: Iterable[str] | None = None,
+                      categories: Iterable[Category] | None = None) -> Compiled:
         wanted = set(select) if select is not None else None
-        rules = [r for r in contract.rules if wanted is None or r.key in wanted]
+        kinds = set(categories) if categories is not None else None
+        rules = [r for r in contract.rules if (wanted is None or r.key in wanted)
+                 and (kinds is None or r.category in kinds)]
         blocked: dict[str, Finding] = {}
         findings: list[Finding] = []
         parts: list[Compiled] = []
@@ -134,8 +137,7 @@ def _merge(parts: list[Compiled], blocked: dict[str, Finding], findings: list[Fi
     for part in parts:
         blocked = {**part.blocked, **blocked}
     return Compiled(
-        tuple(p for part in parts for p in part.plans),
-        tuple(p for part in parts for p in part.sql_plans),
+        tuple(p for part in parts for p in part.ordered),
         blocked,
         tuple(merged_findings + findings),
     )

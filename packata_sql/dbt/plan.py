@@ -21,7 +21,16 @@ import sqlglot.expressions as exp
 from packata_sql import __version__
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.compiler import Plan, compile_contract
-from packata_sql.contracts.model import Contract, Expectation, Finding, Library, Rule, Sql
+from packata_sql.contracts.constraints import CATALOG_KINDS
+from packata_sql.contracts.model import (
+    Constraint,
+    Contract,
+    Expectation,
+    Finding,
+    Library,
+    Rule,
+    Sql,
+)
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.expectations import describe
 from packata_sql.planner import ROWS_ALIAS
@@ -76,8 +85,8 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 
 
 def _kind(rule: Rule) -> str:
-    if isinstance(rule.definition, Library):
-        return "library"
+    if isinstance(rule.definition, Library | Constraint):
+        return "library"  # a row-reading constraint fuses into the scan like a metric
     return "sql" if isinstance(rule.definition, Sql) else "other"
 
 
@@ -85,7 +94,8 @@ def rule_document(rule: Rule) -> dict[str, Any]:
     return {
         "key": rule.key, "name": rule.name, "source_path": rule.source_path,
         "severity": rule.severity.value, "unit": rule.unit, "kind": _kind(rule),
-        "metric": rule.definition.metric if isinstance(rule.definition, Library) else None,
+        "metric": rule.definition.metric if isinstance(rule.definition, Library)
+        else rule.definition.kind if isinstance(rule.definition, Constraint) else None,
         "columns": [rule.target.physical_property] if rule.target.physical_property else [],
         "expectations": [expectation_document(e) for e in rule.expectations],
     }
@@ -113,7 +123,7 @@ def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, li
     for mix in mixes:
         context = MeasureContext(dialect, table, dict(zip(plan.columns, mix, strict=True)))
         try:
-            count = plan.handler.count(plan.rule, plan.library, context, plan.columns)
+            count = plan.count(context)
         except TypeMismatch:
             continue
         key = "*" if None in mix else ",".join(f.value for f in mix if f is not None)
@@ -155,7 +165,10 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
     added to `findings`."""
     found = findings if findings is not None else []
     token = relation_token(contract_text)
-    rules = [r for r in contract.rules if r.target.object_name == object_name]
+    # Catalog checks (logicalType, physicalType, present, drift) read the engine's catalog
+    # through a session; inside dbt only the row-reading rules run.
+    rules = [r for r in contract.rules if r.target.object_name == object_name
+             and not (isinstance(r.definition, Constraint) and r.definition.kind in CATALOG_KINDS)]
     renamed = tuple(
         dataclasses.replace(r, target=dataclasses.replace(r.target, physical_object=token))
         if r.target.object_name == object_name else r

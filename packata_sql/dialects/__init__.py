@@ -129,6 +129,14 @@ class Dialect:
         """A run-time guard that the cell holds text, for dynamically typed engines."""
         return None
 
+    def is_number(self, column: exp.Expr) -> exp.Expr | None:
+        """A run-time guard that the cell holds a number, for dynamically typed engines."""
+        return None
+
+    def char_length(self, column: exp.Expr) -> exp.Expr:
+        """Characters (not bytes) in a text cell, a trailing space counted as one."""
+        return exp.Length(this=column)
+
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
@@ -154,6 +162,11 @@ class Dialect:
         """What rendering decided on the engine's actual types since the last call (Spark: a
         member the column cannot hold), as warnings for the rule just rendered."""
         return []
+
+    def type_family(self, native_type: str) -> Family:
+        """The family of a column's declared type in the catalog; the same as `family` except
+        where cells do not follow the declared type (SQLite)."""
+        return self.family(native_type)
 
     def boolean_valued(self, sql: str, column_type: str) -> bool:
         """Whether an authored query's one column, although its cell arrives as an integer, is

@@ -17,6 +17,23 @@ _TEXT = {15, 253, 254, 249, 250, 251, 252}
 _NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
 _TEMPORAL = {7, 10, 11, 12, 13}
 _TINY = 1
+_NAMED = {
+    Family.NUMBER: {"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal",
+                    "dec", "numeric", "fixed", "float", "double", "real"},
+    Family.TEXT: {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"},
+    Family.TEMPORAL: {"date", "datetime", "timestamp", "time", "year"},
+    Family.BOOLEAN: {"bool", "boolean"},
+}
+
+
+def _named_family(type_name: str) -> Family:
+    name = type_name.strip().lower()
+    if name.startswith("tinyint(1)"):
+        return Family.BOOLEAN  # MySQL's BOOLEAN
+    base = name.split("(")[0].split()[0] if name else ""
+    return next((family for family, names in _NAMED.items() if base in names), Family.OTHER)
+
+
 _INTEGER = {1, 2, 3, 8, 9}
 
 DENY = DenyList(
@@ -69,6 +86,10 @@ class MySQL(Dialect):
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         return exp.Cast(this=column, to=exp.DataType.build("BINARY"))
 
+    def char_length(self, column: exp.Expr) -> exp.Expr:
+        # CHAR_LENGTH counts characters; PAD SPACE collations pad comparisons, not lengths.
+        return exp.Anonymous(this="CHAR_LENGTH", expressions=[column])
+
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # sqlglot writes REGEXP_LIKE, which MariaDB lacks; REGEXP works on both. CONVERT first:
         # COLLATE utf8mb4_bin is invalid on a latin1 column.
@@ -80,8 +101,11 @@ class MySQL(Dialect):
                 "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
 
     def family(self, type_name: str) -> Family:
+        """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""
         code, _, size = type_name.partition(":")
-        number = int(code) if code.isdigit() else -1
+        if not code.isdigit():
+            return _named_family(type_name)
+        number = int(code)
         if number == _TINY and size == "1":
             return Family.BOOLEAN
         if number in _TEXT:

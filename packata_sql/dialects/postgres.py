@@ -70,6 +70,9 @@ class Postgres(Dialect):
         as_text = exp.Cast(this=column, to=exp.DataType.build("TEXT"))
         return exp.Collate(this=as_text, expression=exp.Identifier(this="C", quoted=True))
 
+    def char_length(self, column: exp.Expr) -> exp.Expr:
+        return exp.Anonymous(this="CHAR_LENGTH", expressions=[column])
+
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
 

@@ -57,6 +57,9 @@ class SQLite(Dialect):
     def is_text(self, column: exp.Expr) -> exp.Expr:
         return _typeof_in(column, "text")
 
+    def is_number(self, column: exp.Expr) -> exp.Expr:
+        return _typeof_in(column, "integer", "real")
+
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         return exp.Collate(this=column, expression=exp.Var(this="BINARY"))
 
@@ -71,6 +74,24 @@ class SQLite(Dialect):
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC
+
+    def type_family(self, native_type: str) -> Family:
+        """SQLite's affinity rules (datatype3.html 3.1) on the declared type, with BOOL and
+        DATE/TIME names read as what they say; no declared type holds anything."""
+        name = native_type.upper()
+        if not name.strip():
+            return Family.DYNAMIC
+        if "INT" in name:
+            return Family.NUMBER
+        if any(word in name for word in ("CHAR", "CLOB", "TEXT")):
+            return Family.TEXT
+        if "BLOB" in name:
+            return Family.OTHER
+        if "BOOL" in name:
+            return Family.BOOLEAN
+        if "DATE" in name or "TIME" in name:
+            return Family.TEMPORAL
+        return Family.NUMBER  # REAL, FLOAT, DOUBLE and NUMERIC affinity
 
     def objects_sql(self) -> str:
         # The main database only: attached schemas are not resolved by name.

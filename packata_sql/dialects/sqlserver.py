@@ -35,11 +35,13 @@ class SQLServer(Dialect):
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         same = exp.EQ(this=exp.Collate(this=column, expression=_BIN2.copy()),
                       expression=exp.National(this=text))
-        # LEN ignores trailing spaces; appending one character makes it count them.
-        padded = exp.Add(this=column.copy(), expression=exp.National(this="."))
-        length = exp.EQ(this=exp.func("LEN", exp.paren(padded)),
-                        expression=exp.Literal.number(len(text) + 1))
+        length = exp.EQ(this=self.char_length(column), expression=exp.Literal.number(len(text)))
         return exp.and_(same, length)
+
+    def char_length(self, column: exp.Expr) -> exp.Expr:
+        # LEN ignores trailing spaces; one appended character makes it count them.
+        padded = exp.Add(this=column.copy(), expression=exp.National(this="."))
+        return exp.Sub(this=exp.func("LEN", exp.paren(padded)), expression=exp.Literal.number(1))
 
     def boolean_equals(self, column: exp.Expr, value: bool) -> exp.Expr:
         return exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))

@@ -29,6 +29,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),
+        "summary_by_category": report.summary_by_category(),
         "descriptive_only": report.descriptive_only,
         "accepted_unexecuted": report.accepted_unexecuted,
         "rules": [_rule(r) for r in report.results],
@@ -60,6 +61,8 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "fused": result.fused,
         "descriptive": result.descriptive,
     }
+    if result.changes:
+        document["changes"] = list(result.changes)
     if result.sql is not None:
         document["sql"] = result.sql
     return document

@@ -83,6 +83,11 @@ def render_table(report: Report, *, color: bool) -> str:
         where = f"{finding.source_path}" + (f" (line {finding.line})" if finding.line else "")
         console.print(Text.assemble((finding.level.value, "yellow"), f" {finding.code} at {where}: ",
                                     finding.message))
+    categories = report.summary_by_category()
+    if len(categories) > 1:
+        for category, summary in categories.items():
+            shown = ", ".join(f"{n} {s}" for s, n in summary.items() if n)
+            console.print(Text(f"{category}: {shown}"))
     counts = ", ".join(f"{n} {s}" for s, n in report.summary().items() if n)
     outcome = report.outcome
     console.print(Text.assemble(

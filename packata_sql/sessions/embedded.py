@@ -16,6 +16,7 @@ import sqlglot.expressions as exp
 from packata_sql.catalog.patterns import MAX_PATTERN_LENGTH
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 from packata_sql.session import LoginFacts, ProviderError, Refused, Result, TimedSession
 
 
@@ -91,6 +92,12 @@ class DuckDBSession(TimedSession):
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []
         return {str(d[0]): self.dialect.family(str(d[1])) for d in description}
+
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        rows = self._conn.execute(f"DESCRIBE {self.dialect.render(self.dialect.table(segments))}"
+                                  ).fetchall()
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
+                                str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
 
     def close(self) -> None:
         if not self._stuck:  # a busy connection cannot close; it goes with the process
@@ -199,6 +206,25 @@ class SQLiteSession(TimedSession):
         finally:
             cursor.close()
 
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        *schema, table = segments
+        # Our own fixed statement: SQLite asks to authorize the pragma and an "update" of
+        # sqlite_master for pragma_table_info, so the authorizer is widened for it alone.
+        self._conn.set_authorizer(_authorize_table_info)
+        try:
+            rows = self._conn.execute(
+                'SELECT name, type, "notnull", pk FROM pragma_table_info(?, ?) ORDER BY cid',
+                (table, schema[-1] if schema else "main"),
+            ).fetchall()
+        finally:
+            self._conn.set_authorizer(_authorize)
+        if not rows:
+            raise ProviderError("missing-object", "no-such-table")
+        # A column of an INTEGER PRIMARY KEY (a rowid alias) is never NULL, though not declared so.
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.type_family(str(r[1])),
+                                not (r[2] or (r[3] and str(r[1]).upper() == "INTEGER")))
+                     for i, r in enumerate(rows, 1))
+
     def close(self) -> None:
         if not self._stuck:
             self._conn.close()
@@ -211,6 +237,15 @@ def _authorize(action: int, first: str | None, second: str | None, database: str
     if action == sqlite3.SQLITE_FUNCTION and (second or "").lower() not in _FORBIDDEN_FUNCTIONS:
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
+
+
+def _authorize_table_info(action: int, first: str | None, second: str | None,
+                          database: str | None, trigger: str | None) -> int:
+    if action == sqlite3.SQLITE_PRAGMA and (first or "").lower() == "table_info":
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and first == "sqlite_master":
+        return sqlite3.SQLITE_OK  # asked by the pragma's schema lookup; mode=ro still holds
+    return _authorize(action, first, second, database, trigger)
 
 
 def _sqlite_value(value: Any) -> Any:

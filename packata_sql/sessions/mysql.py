@@ -17,6 +17,7 @@ from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 from packata_sql.session import (
     LoginFacts,
     ProviderError,
@@ -31,6 +32,9 @@ from packata_sql.sessions.drivers import (
     mysql_relax_timeouts,
 )
 
+_FACTS = ("SELECT column_name, column_type, is_nullable FROM information_schema.columns"
+          " WHERE table_schema = COALESCE(%s, DATABASE()) AND table_name = %s"
+          " ORDER BY ordinal_position")
 _AUTHENTICATION = {1045, 1698}
 _MISSING = {1146, 1049, 1051}
 _DENIED = {1142, 1143, 1227, 1044, 1045, 1792, 1290, 1370}
@@ -223,14 +227,16 @@ class MySQLSession(TimedSession):
         with contextlib.suppress(self._pymysql.Error):
             self._conn.close()
 
-    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+    def _read(self, sql: str, parameters: Sequence[object] | None = None
+              ) -> tuple[Sequence[Any], list[Any]]:
+        """One of our own catalog statements in a read-only transaction: description, rows."""
         self._ensure()
         cursor = self._conn.cursor()
         try:
             cursor.execute("START TRANSACTION READ ONLY")
-            cursor.execute(self.dialect.probe_sql(segments))
+            cursor.execute(sql, parameters)
             description = cursor.description or []
-            cursor.fetchall()
+            return description, list(cursor.fetchall())
         except self._pymysql.Error:
             self._discard()
             raise
@@ -238,7 +244,18 @@ class MySQLSession(TimedSession):
             if self._conn.open:
                 cursor.close()
                 self._conn.rollback()
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        description, _ = self._read(self.dialect.probe_sql(segments))
         return {str(d[0]): self.dialect.family(f"{d[1]}:{d[3]}") for d in description}
+
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        *schema, table = segments
+        _, rows = self._read(_FACTS, [schema[-1] if schema else None, table])
+        if not rows:
+            raise ProviderError("missing-object", "1146")
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
+                                str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
 
     def _objects(self, schema: str | None) -> list[str]:
         self._ensure()

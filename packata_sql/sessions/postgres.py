@@ -17,6 +17,7 @@ from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.endpoint import Endpoint
+from packata_sql.facts import ColumnFact
 from packata_sql.session import (
     LoginFacts,
     ProviderError,
@@ -28,6 +29,18 @@ from packata_sql.sessions import postgres_routes
 from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
 
 _CURSOR = "packata_sql_cell"
+# An object's columns from the catalog: the type as written (format_type), the type name the
+# dialect's family mapping reads (enums as 'enum', domains as their base type), nullability.
+_FACTS = """
+SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+       CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN b.typname ELSE t.typname END,
+       NOT a.attnotnull
+FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_catalog.pg_type b ON b.oid = t.typbasetype
+WHERE a.attrelid = pg_catalog.to_regclass(%s) AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum
+"""
 # For the statement's transaction only: its time limit, and '…' literals without backslash
 # escapes whatever the role or database sets (the generated SQL and the binder assume them).
 _SETUP = ("SELECT set_config('statement_timeout', %s, true), "
@@ -216,6 +229,20 @@ class PostgresSession(TimedSession):
             self._end()
         return {column.name: self.dialect.family(names.get(column.type_code, ""))
                 for column in description}
+
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        self._ensure()
+        try:
+            with self._conn.cursor() as cursor:
+                self._set_search_path(cursor)
+                cursor.execute(_FACTS, [self.dialect.quote_path(segments)])
+                rows = cursor.fetchall()
+        finally:
+            self._end()
+        if not rows:
+            raise ProviderError("missing-object", "42P01")
+        return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[2])),
+                                bool(r[3])) for i, r in enumerate(rows, 1))
 
     def _objects(self, schema: str | None) -> list[str]:
         self._ensure()

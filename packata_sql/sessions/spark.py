@@ -29,6 +29,7 @@ from packata_sql.dialects import Family
 from packata_sql.dialects.spark import DENY, Spark, decimal_type
 from packata_sql.endpoint import Endpoint
 from packata_sql.endpoint_spark import connection_string
+from packata_sql.facts import ColumnFact
 from packata_sql.session import (
     Interrupted,
     LoginFacts,
@@ -179,6 +180,12 @@ class SparkConnectSession(TimedSession):
             name: found for name, found in decimals.items() if found is not None
         }
         return {name: self.dialect.family(kind) for name, kind in types.items()}
+
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
+        return tuple(ColumnFact(str(f.name), position, f.dataType.simpleString(),
+                                self.dialect.family(f.dataType.simpleString()), bool(f.nullable))
+                     for position, f in enumerate(fields, 1))
 
     def _objects(self, schema: str | None) -> list[str]:
         tables = self._spark.catalog.listTables(schema) if schema else self._spark.catalog.listTables()

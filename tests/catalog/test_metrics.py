@@ -9,6 +9,7 @@ from textwrap import dedent
 
 import pytest
 
+from packata_sql.contracts.model import Category
 from packata_sql.report import Report, RuleResult, Status
 
 HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: t\nversion: 1.0.0\nstatus: active\n"
@@ -410,8 +411,8 @@ def test_duckdb_enum_columns_compare_as_text(tmp_path):
         "          - {id: valid, metric: invalidValues, arguments: {validValues: [ok]}, mustBe: 3}\n"
         "          - {id: dups, metric: duplicateValues, mustBe: 1}\n", encoding="utf-8")
     loaded = load_odcs(str(contract))
-    report = run(loaded, compile_contract(loaded, get_dialect("duckdb")),
-                 Endpoint("duckdb", str(database)), RunOptions())
+    compiled = compile_contract(loaded, get_dialect("duckdb"), categories=[Category.QUALITY])
+    report = run(loaded, compiled, Endpoint("duckdb", str(database)), RunOptions())
     assert {r.key: (r.status, r.value) for r in report.results} == {
         "valid": (Status.PASSED, 3), "dups": (Status.PASSED, 1)
     }

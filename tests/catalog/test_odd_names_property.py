@@ -47,6 +47,7 @@ def test_odd_names_are_quoted_on_every_path(table, column, engine):
             "status": "active",
             "schema": [{"name": "t", "physicalName": table, "properties": [{
                 "name": "c", "physicalName": column, "logicalType": "string",
+                "unique": True, "logicalTypeOptions": {"maxLength": 1},
                 "quality": [
                     {"id": "nulls", "metric": "nullValues", "mustBe": 1},
                     {"id": "missing", "metric": "missingValues",
@@ -62,4 +63,8 @@ def test_odd_names_are_quoted_on_every_path(table, column, engine):
         assert [(r.key, r.status) for r in report.results] == [
             ("nulls", Status.PASSED), ("missing", Status.PASSED), ("dups", Status.PASSED),
             ("sql", Status.PASSED),
+            # Constraints reach the same names through the catalog and the fused scan.
+            ("schema[t].properties[c].logicalType", Status.PASSED),
+            ("schema[t].properties[c].unique", Status.FAILED),  # 'x' twice
+            ("schema[t].properties[c].logicalTypeOptions.maxLength", Status.PASSED),
         ], [(r.key, r.status, r.diagnostic) for r in report.results]

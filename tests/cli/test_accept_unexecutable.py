@@ -31,7 +31,7 @@ def run_cli(tmp_path: Path, *flags: str, rules: str = RULES) -> tuple[int, str, 
     url = f"duckdb:///{people_db('duckdb', tmp_path)}"
     output = tmp_path / "report.json"
     done = packata("check", str(write_contract(tmp_path, rules)), "--url", url,
-                   "--format", "json", "--output", str(output), *flags)
+                   "--format", "json", "--output", str(output), "--category", "quality", *flags)
     return done.returncode, done.stdout, json.loads(output.read_text("utf-8"))
 
 

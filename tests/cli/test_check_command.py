@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 import duckdb
 import pytest
 
+from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 
 SENTINEL = "ROWVALUE_7f3a"
@@ -87,7 +88,8 @@ def test_json_report_shape(engine, tmp_path):
       mustBeLessThan: 50
     - {metric: nullValues, mustBe: 1}
     """)
-    done = packata("check", str(contract), "--url", f"{engine}:///{db}", "--format", "json")
+    done = packata("check", str(contract), "--url", f"{engine}:///{db}", "--format", "json",
+                   "--category", "quality")
     report = json.loads(done.stdout)
     assert set(report) >= {"format", "outcome", "complete", "read_only", "summary", "rules", "findings"}
     assert report["format"] == "packata-sql/report@1"
@@ -135,11 +137,12 @@ def test_junit_has_one_testcase_per_rule(engine, tmp_path):
     """)
     out = tmp_path / "report.xml"
     done = packata("check", str(contract), "--url", f"{engine}:///{db}", "--format", "junit",
-                   "--output", str(out))
+                   "--output", str(out), "--category", "quality")
     assert done.returncode == 1
     suite = ElementTree.parse(out).getroot()
     cases = suite.findall("testcase")
-    assert [c.get("name") for c in cases] == [r.key for r in load_odcs(str(contract)).rules]
+    assert [c.get("name") for c in cases] == [r.key for r in load_odcs(str(contract)).rules
+                                              if r.category is Category.QUALITY]
     assert [bool(c.find("failure") is not None) for c in cases] == [False, True, False]
     assert cases[2].find("skipped") is not None
     assert (suite.get("tests"), suite.get("failures")) == ("3", "1")

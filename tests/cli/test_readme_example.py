@@ -35,5 +35,73 @@ def test_readme_contract_runs(tmp_path):
         ("schema[orders].properties[order_id].quality[0]", "passed"),
         ("email_format", "passed"),
         ("schema[orders].properties[status].quality[0]", "failed"),
+        # The schema's own declarations become constraint rules (answered from the catalog).
+        ("schema[orders].properties[order_id].logicalType", "passed"),
+        ("schema[orders].properties[email].logicalType", "passed"),
+        ("schema[orders].properties[status].logicalType", "passed"),
     ]
+    assert done.returncode == 1
+
+
+HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: readme\nversion: 1.0.0\nstatus: active\n"
+
+
+def _block(title: str, language: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index(f"## {title}"):]
+    found = re.search(rf"```{language}\n(.*?)```", section, re.DOTALL)
+    assert found is not None
+    return found.group(1)
+
+
+def _check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "packata_sql", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_readme_constraint_example_counts(tmp_path):
+    (tmp_path / "orders.yaml").write_text(HEAD + _block("Constraints", "yaml"), encoding="utf-8")
+    database = tmp_path / "w.duckdb"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TABLE orders (order_id INTEGER, line INTEGER, email VARCHAR,"
+                       " amount DECIMAL(10, 2), status VARCHAR)")
+    connection.execute("""INSERT INTO orders VALUES
+        (1, 1, 'a@b.io', 10, 'open'), (1, 2, 'a@b.io', 100, 'done'), (2, 1, NULL, -5, 'open'),
+        (2, 1, 'not-an-email', 1, NULL), (NULL, 1, 'longer@mail.example', 1, 'lost'),
+        (3, 1, 'x y@z.io', 2, 'done')""")
+    connection.close()
+    done = _check("check", str(tmp_path / "orders.yaml"), "--url", f"duckdb:///{database}",
+                  "--format", "json")
+    values = {r["key"].removeprefix("schema[orders]."): r["value"]
+              for r in json.loads(done.stdout)["rules"] if r["status"] == "failed"}
+    p = "properties"
+    assert values == {
+        f"{p}[email].required": 1, f"{p}[email].unique": 1,
+        f"{p}[email].logicalTypeOptions.maxLength": 1, f"{p}[email].logicalTypeOptions.format": 2,
+        f"{p}[amount].logicalTypeOptions.minimum": 1,
+        f"{p}[amount].logicalTypeOptions.exclusiveMaximum": 1, f"{p}[status].enum": 1,
+        "primaryKey": 2,
+    }
+    assert done.returncode == 1
+
+
+def test_readme_drift_example(tmp_path):
+    database = tmp_path / "warehouse.duckdb"
+    url = f"duckdb:///{database}"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TABLE orders (order_id INTEGER, status VARCHAR)")
+    connection.close()
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(_check("schema", "snapshot", "--url", url, "--object", "orders").stdout,
+                        encoding="utf-8")
+    connection = duckdb.connect(str(database))
+    connection.execute("ALTER TABLE orders DROP COLUMN status")
+    connection.execute("ALTER TABLE orders ADD COLUMN note VARCHAR NOT NULL DEFAULT ''")
+    connection.close()
+    contract = tmp_path / "orders.yaml"
+    contract.write_text(HEAD + "schema:\n  - name: orders\n", encoding="utf-8")
+    done = _check("check", str(contract), "--url", url, "--baseline", str(baseline),
+                  "--format", "json")
+    drift = json.loads(done.stdout)["rules"][0]
+    assert drift["changes"] == json.loads(_block("Schema drift", "json"))
     assert done.returncode == 1

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from packata_sql.contracts.model import Custom, Level, Library, Operator, Severity, Sql, Text
+from packata_sql.contracts.model import (
+    Category,
+    Custom,
+    Level,
+    Library,
+    Operator,
+    Severity,
+    Sql,
+    Text,
+)
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
 
@@ -42,7 +51,7 @@ def test_odcs_30_rule_forms(tmp_path):
                 validValues: [a, b]
                 mustBe: 0
     """)
-    definitions = [r.definition for r in contract.rules]
+    definitions = [r.definition for r in contract.rules if r.category is Category.QUALITY]
     assert definitions == [
         Library("rowCount"), Library("duplicateValues"), Library("nullValues"),
         Library("invalidValues", (("validValues", ("a", "b")),)),
@@ -111,7 +120,8 @@ def test_paths_keys_and_lines_for_every_level(tmp_path):
                 metric: nullValues
                 mustBe: 0
     """)
-    seen = [(r.key, r.source_path, r.line) for r in contract.rules]
+    seen = [(r.key, r.source_path, r.line) for r in contract.rules
+            if r.category is Category.QUALITY]
     assert seen == [
         ("schema[orders].quality[0]", "schema[0].quality[0]", 11),
         ("schema[orders].properties[address].properties[city].quality[0]",
@@ -120,9 +130,10 @@ def test_paths_keys_and_lines_for_every_level(tmp_path):
          "schema[0].properties[1].items.quality[0]", 26),
         ("email-ok", "schema[0].properties[2].quality[0]", 31),
     ]
-    email = contract.rules[3].target
+    quality = [r for r in contract.rules if r.category is Category.QUALITY]
+    email = quality[3].target
     assert (email.physical_object, email.physical_property) == ("tbl_orders", "e_mail")
-    assert contract.rules[1].target.nested and contract.rules[2].target.nested
+    assert quality[1].target.nested and quality[2].target.nested
 
 
 def test_unknown_keys_are_warnings_with_lines(tmp_path):

@@ -149,3 +149,18 @@ def test_composite_keys_get_one_variant_per_family_mix_and_a_wildcard_beyond(tmp
     assert 'COLLATE "C"' in rules["two"]["variants"]["text,number"][0]  # text compared binary
     assert 'COLLATE "C"' not in rules["two"]["variants"]["number,number"][0]
     assert list(rules["five"]["variants"]) == ["*"]
+
+
+def test_row_reading_constraints_fuse_in_the_hook_and_catalog_checks_stay_out(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: x\nname: x\nversion: 1.0.0\nstatus: active\n"
+        "schema:\n  - name: t\n    physicalName: t\n    properties:\n"
+        "      - {name: a, logicalType: string, required: true,"
+        " logicalTypeOptions: {maxLength: 3}}\n", encoding="utf-8")
+    document = plan_document(load_odcs(str(path)), path.read_bytes(), "t", "t", ["postgres"])
+    keys = ["schema[t].properties[a].required", "schema[t].properties[a].logicalTypeOptions.maxLength"]
+    assert [(r["key"], r["kind"], r["metric"]) for r in document["rules"]] == [
+        (keys[0], "library", "required"), (keys[1], "library", "maxLength")]
+    variants = document["dialects"]["postgres"]["rules"][keys[1]]["variants"]
+    assert "CHAR_LENGTH" in variants["text"][0]

@@ -28,6 +28,8 @@ def rendered(dialect_name: str) -> str:
             lines += ["-- fused scan", scan.sql + ";"]
         for plan in plans:
             lines += [f"-- {plan.rule.key}", build_scan(segments, [plan], dialect, families).sql + ";"]
+    for catalog in compiled.catalog_plans:
+        lines.append(f"-- {catalog.rule.key}: from the catalog ({catalog.constraint.kind})")
     for key, finding in compiled.blocked.items():
         lines.append(f"-- {key}: skipped ({finding.code})")
     return "\n".join(lines) + "\n"

@@ -118,7 +118,8 @@ schema:
     loaded = load_odcs(str(contract))
     report = run(loaded, compile_contract(loaded, get_dialect("duckdb")),
                  Endpoint("duckdb", str(database)), RunOptions())
-    assert [(r.key, r.status, r.value, r.fused) for r in report.results] == [
+    assert [(r.key, r.status, r.value, r.fused) for r in report.results
+            if r.key in ("rows", "valid")] == [
         ("rows", Status.PASSED, 3, True), ("valid", Status.PASSED, 1, True)]
 
 
@@ -227,7 +228,8 @@ schema:
     compiled = compile_contract(loaded, get_dialect("duckdb"))
     assert [f.code for f in compiled.findings].count("member-not-representable") == 3
     report = run(loaded, compiled, Endpoint("duckdb", str(database)), RunOptions())
-    assert [(r.key, r.status, r.value, r.fused) for r in report.results] == [
+    assert [(r.key, r.status, r.value, r.fused) for r in report.results
+            if r.key in ("rows", "valid")] == [
         ("rows", Status.PASSED, 3, True), ("valid", Status.PASSED, 2, True)]
 
 

@@ -9,7 +9,7 @@ import textwrap
 import yaml
 
 from packata_sql.compiler import compile_contract
-from packata_sql.contracts.model import Level
+from packata_sql.contracts.model import Category, Level
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
@@ -61,7 +61,8 @@ def test_schema_placeholder_reads_the_declared_schema(engine, tmp_path):
         "SELECT COUNT(*) FROM ${schema}.${model} WHERE {property} < 0",
     )), encoding="utf-8")
     loaded = load_odcs(str(path))
-    compiled = compile_contract(loaded, get_dialect(engine), prefix=("main",), parameters={})
+    compiled = compile_contract(loaded, get_dialect(engine), prefix=("main",), parameters={},
+                                categories=[Category.QUALITY])
     assert [plan.sql.split(" WHERE")[0] for plan in compiled.sql_plans] == [
         'SELECT COUNT(*) FROM "main"."orders"'] * 2
     report = run(loaded, compiled, Endpoint(engine, str(database), ("main",)), RunOptions())

@@ -1,0 +1,76 @@
+"""Schema checks answered from column facts, without reading rows: `present`, `logicalType`,
+`physicalType`. Each answer is a boolean measurement (true: the schema holds); a declared
+column that is absent fails each of them (`present` is derived only for a property that
+declares no type)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from packata_sql.compiler import CatalogPlan
+from packata_sql.contracts.model import Severity
+from packata_sql.dialects import Dialect
+from packata_sql.drift import Classification, baseline_of, classify
+from packata_sql.facts import ColumnFact, logical_compatible, physical_matches
+from packata_sql.names import find_column
+from packata_sql.report import RuleResult, Status
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Whether the schema holds, and if not, what was expected (the report's `failed`)."""
+
+    holds: bool
+    failed: tuple[str, ...] = ()
+    #: Drift: the severity its classification gives (breaking: error, warning: warning).
+    severity: Severity | None = None
+    changes: tuple[dict[str, str | None], ...] = ()
+
+
+def catalog_result(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> RuleResult:
+    """The rule's result: a boolean measurement, passed when the schema holds; drift sets the
+    severity from its classification."""
+    found = answer(plan, facts, dialect)
+    rule = plan.rule
+    return RuleResult(rule.key, rule.source_path, rule.category, found.severity or rule.severity,
+                      Status.PASSED if found.holds else Status.FAILED, name=rule.name,
+                      value=found.holds, failed=found.failed, changes=found.changes)
+
+
+def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
+    constraint = plan.constraint
+    if constraint.kind == "drift":
+        return _drift(plan, facts, dialect)
+    by_name = {f.name: f for f in facts}
+    name = find_column(dialect, by_name, constraint.columns[0],
+                       exact=plan.rule.target.exact_property)
+    fact = by_name.get(name) if name is not None else None
+    if fact is None:  # every catalog check of a declared column includes its presence
+        return Answer(False, ("the column to exist",))
+    if constraint.kind == "present":
+        return Answer(True)
+    if constraint.kind == "logicalType":
+        declared = str(constraint.argument("logicalType"))
+        compatible = logical_compatible(declared, fact, dialect)
+        if compatible is None:  # an unknown logicalType (a warning finding): presence only
+            return Answer(True)
+        return Answer(True) if compatible else Answer(False, (
+            f"a type compatible with logicalType {declared} (found {fact.native_type})",))
+    declared = str(constraint.argument("physicalType"))
+    if physical_matches(declared, fact, dialect):
+        return Answer(True)
+    return Answer(False, (f"physicalType {declared} (found {fact.native_type})",))
+
+
+def _drift(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
+    fields, overrides = baseline_of(plan.constraint)
+    drift = classify(fields, facts, dialect, overrides)
+    level = drift.classification
+    changes = tuple(c.document() for c in drift.changes)
+    if level is Classification.COMPATIBLE:
+        return Answer(True, changes=changes)
+    severity = Severity.ERROR if level is Classification.BREAKING else Severity.WARNING
+    more = f" ({drift.omitted} more changes not listed)" if drift.omitted else ""
+    return Answer(False, (f"no {level.value} schema drift{more}",), severity=severity,
+                  changes=changes)

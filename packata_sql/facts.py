@@ -1,0 +1,91 @@
+"""What the engine's catalog says about an object's columns, and the questions a schema asks
+of it without reading rows: is a declared column present, is its type compatible with the
+declared logicalType, is it the declared physicalType."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot.expressions as exp
+from sqlglot.errors import SqlglotError
+
+from packata_sql.dialects import Dialect, Family
+
+_DT = exp.DataType.Type
+#: Integer widths, narrowest first, for "integer widened" (signed and unsigned alike).
+_INTEGER_ORDER = (
+    (_DT.TINYINT, _DT.UTINYINT), (_DT.SMALLINT, _DT.USMALLINT),
+    (_DT.MEDIUMINT, _DT.UMEDIUMINT), (_DT.INT, _DT.UINT), (_DT.BIGINT, _DT.UBIGINT),
+    (_DT.INT128, _DT.UINT128, _DT.INT256, _DT.UINT256),
+)
+_TIMES = {_DT.TIME, _DT.TIMETZ}
+_DATES = {_DT.DATE, _DT.DATE32}
+
+
+@dataclass(frozen=True)
+class ColumnFact:
+    """One column as the engine's catalog describes it (no data)."""
+
+    name: str
+    position: int  # 1-based, in the object's column order
+    native_type: str
+    family: Family
+    nullable: bool | None  # None when the catalog does not say
+
+
+def parsed_type(native: str, dialect: Dialect) -> exp.DataType | None:
+    """The engine's type name read by sqlglot, so aliases compare equal (int4 = integer)."""
+    try:
+        return exp.DataType.build(native, dialect=dialect.sqlglot_name or None)
+    except (SqlglotError, ValueError):
+        return None
+
+
+def integer_rank(native: str, dialect: Dialect) -> int | None:
+    """Position of an integer type in `_INTEGER_ORDER`; None for anything else."""
+    parsed = parsed_type(native, dialect)
+    if parsed is None or parsed.this is None:
+        return None
+    return next((rank for rank, kinds in enumerate(_INTEGER_ORDER) if parsed.this in kinds), None)
+
+
+def logical_compatible(logical_type: str, fact: ColumnFact, dialect: Dialect) -> bool | None:
+    """Whether the column can hold the declared logicalType; None for a logicalType packata-sql
+    does not know."""
+    wanted = logical_type.strip().lower()
+    family = fact.family
+    if family is Family.DYNAMIC:
+        return True  # any cell may hold any type
+    if dialect.dynamic_typing and family in (Family.NUMBER, Family.TEXT) and (
+        (wanted == "boolean" and family is Family.NUMBER) or wanted in ("date", "timestamp", "time")
+    ):
+        return True  # SQLite keeps booleans as integers and dates as text or numbers
+    if wanted == "string":
+        return family is Family.TEXT
+    if wanted == "integer":
+        return family is Family.NUMBER and integer_rank(fact.native_type, dialect) is not None
+    if wanted == "number":
+        return family is Family.NUMBER
+    if wanted == "boolean":
+        return family is Family.BOOLEAN
+    if wanted in ("date", "timestamp", "time"):
+        if family is not Family.TEMPORAL:
+            return False
+        parsed = parsed_type(fact.native_type, dialect)
+        kind = parsed.this if parsed is not None else None
+        if wanted == "time":
+            return kind in _TIMES
+        return kind not in _TIMES and (wanted == "timestamp" or kind in _DATES or kind is None)
+    if wanted in ("object", "array"):
+        return family is Family.OTHER
+    return None
+
+
+def physical_matches(declared: str, fact: ColumnFact, dialect: Dialect) -> bool:
+    """Same type once both spellings are read the engine's way; text compare as a fallback."""
+    left, right = parsed_type(declared, dialect), parsed_type(fact.native_type, dialect)
+    if left is not None and right is not None:
+        if not left.expressions:  # `VARCHAR` matches any length, `NUMERIC(10,2)` only itself
+            return bool(left.this == right.this)
+        return left.sql() == right.sql()
+    return " ".join(declared.lower().split()) == " ".join(fact.native_type.lower().split())

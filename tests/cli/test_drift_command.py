@@ -1,0 +1,144 @@
+"""`schema snapshot` and `check --baseline / --schema-drift / --drift` end to end on DuckDB."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
+CONTRACT = HEAD + """schema:
+  - name: orders
+    properties:
+      - {name: id, logicalType: integer, required: true}
+      - {name: email, logicalType: string}
+"""
+
+
+def packata(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "packata_sql", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def warehouse(path: Path, *statements: str) -> str:
+    connection = duckdb.connect(str(path))
+    for statement in statements:
+        connection.execute(statement)
+    connection.close()
+    return f"duckdb:///{path}"
+
+
+def test_snapshot_is_deterministic_and_holds_no_data(tmp_path):
+    url = warehouse(tmp_path / "w.duckdb",
+                    "CREATE TABLE orders (id INTEGER NOT NULL, email VARCHAR)",
+                    "INSERT INTO orders VALUES (1, 'secret@x.org')")
+    first, second = (packata("schema", "snapshot", "--url", url, "--object", "orders")
+                     for _ in range(2))
+    assert first.returncode == 0 and first.stdout == second.stdout
+    assert "secret" not in first.stdout and str(tmp_path) not in first.stdout
+    assert json.loads(first.stdout) == {
+        "format": "packata-sql/schema@1", "engine": "duckdb", "objects": [{
+            "object": "orders", "fields": [
+                {"name": "id", "position": 1, "native_type": "INTEGER", "family": "number",
+                 "nullable": False},
+                {"name": "email", "position": 2, "native_type": "VARCHAR", "family": "text",
+                 "nullable": True}]}]}
+    missing = packata("schema", "snapshot", "--url", url, "--object", "nope")
+    assert missing.returncode == 3 and "nope" in missing.stderr
+
+
+def drift_run(tmp_path: Path) -> tuple[Path, Path, str, Path]:
+    database = tmp_path / "w.duckdb"
+    url = warehouse(database, "CREATE TABLE orders (id INTEGER NOT NULL, email VARCHAR)")
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(packata("schema", "snapshot", "--url", url, "--object", "orders").stdout)
+    contract = tmp_path / "c.yaml"
+    contract.write_text(CONTRACT, encoding="utf-8")
+    return baseline, contract, url, database
+
+
+def check(contract: Path, url: str, *args: str) -> tuple[int, dict]:
+    done = packata("check", str(contract), "--url", url, "--format", "json",
+                   "--category", "constraint", *args)
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_breaking_drift_fails_warning_warns_and_overrides_apply(tmp_path):
+    baseline, contract, url, database = drift_run(tmp_path)
+    warehouse(database, "ALTER TABLE orders ADD COLUMN note VARCHAR NOT NULL DEFAULT ''")
+    code, report = check(contract, url, "--baseline", str(baseline))
+    drift = next(r for r in report["rules"] if r["key"] == "baseline[orders].drift")
+    assert (code, report["outcome"], drift["status"], drift["severity"]) == \
+        (0, "warn", "failed", "warning")
+    assert drift["changes"] == [{"field": "note", "change": "field-added-required",
+                                 "classification": "warning", "before": None,
+                                 "after": "VARCHAR"}]
+    assert check(contract, url, "--baseline", str(baseline), "--fail-on", "warning")[0] == 1
+    warehouse(database, "ALTER TABLE orders DROP COLUMN email")
+    code, report = check(contract, url, "--baseline", str(baseline))
+    drift = next(r for r in report["rules"] if r["key"] == "baseline[orders].drift")
+    assert (code, drift["severity"]) == (1, "error")
+    assert [c["change"] for c in drift["changes"]] == ["field-removed", "field-added-required"]
+    code, report = check(contract, url, "--baseline", str(baseline),
+                         "--drift", "field-removed=compatible",
+                         "--drift", "field-added-required=compatible",
+                         "--select", "baseline[orders].drift")
+    assert (code, report["outcome"], len(report["rules"])) == (0, "pass", 1)
+
+
+def test_schema_drift_compares_the_declared_schema(tmp_path):
+    _, contract, url, database = drift_run(tmp_path)
+    code, report = check(contract, url, "--schema-drift")
+    drift = next(r for r in report["rules"] if r["key"] == "schema[orders].drift")
+    assert (code, drift["status"], drift.get("changes", [])) == (0, "passed", [])
+    warehouse(database, "ALTER TABLE orders ALTER COLUMN id DROP NOT NULL")
+    code, report = check(contract, url, "--schema-drift")
+    drift = next(r for r in report["rules"] if r["key"] == "schema[orders].drift")
+    assert code == 1
+    assert drift["changes"] == [{"field": "id", "change": "nullability-relaxed",
+                                 "classification": "breaking", "before": "not null",
+                                 "after": "nullable"}]
+
+
+def test_bad_baseline_and_overrides_are_usage_errors(tmp_path):
+    baseline, contract, url, _ = drift_run(tmp_path)
+    baseline.write_text("{}", encoding="utf-8")
+    done = packata("check", str(contract), "--url", url, "--baseline", str(baseline))
+    assert done.returncode == 3 and "snapshot" in done.stderr and "Traceback" not in done.stderr
+    done = packata("check", str(contract), "--url", url, "--schema-drift",
+                   "--drift", "field-removed=fatal")
+    assert done.returncode == 3 and "field-removed" in done.stderr
+
+
+def test_the_contract_can_enable_drift_with_its_own_overrides(tmp_path):
+    _, contract, url, database = drift_run(tmp_path)
+    contract.write_text(CONTRACT + "customProperties:\n  - property: schemaDrift\n"
+                        "    value: {nullability-relaxed: warning}\n", encoding="utf-8")
+    warehouse(database, "ALTER TABLE orders ALTER COLUMN id DROP NOT NULL")
+    code, report = check(contract, url)
+    drift = next(r for r in report["rules"] if r["key"] == "schema[orders].drift")
+    assert (code, report["outcome"], drift["severity"]) == (0, "warn", "warning")
+    code, report = check(contract, url, "--drift", "nullability-relaxed=breaking")
+    assert (code, report["outcome"]) == (1, "fail")  # the command line has the last word
+
+
+def test_a_wide_drift_is_bounded_but_classified_in_full():
+    from packata_sql.dialects import Family, get_dialect
+    from packata_sql.drift import MAX_CHANGES, Classification, Field, classify
+    from packata_sql.facts import ColumnFact
+
+    dialect = get_dialect("duckdb")
+    added = [ColumnFact(f"c{i}", i + 1, "INTEGER", Family.NUMBER, True) for i in range(300)]
+    removed = [Field("gone", "INTEGER", None, True)]
+    drift = classify(removed, added, dialect)  # removals first, then 300 additions
+    assert len(drift.changes) == MAX_CHANGES and drift.omitted == 101
+    assert drift.classification is Classification.BREAKING
+    late = classify([], [*added, ColumnFact("z", 301, "INTEGER", Family.NUMBER, False)], dialect)
+    assert late.changes[-1].change == "field-added-nullable"  # the required one was cut off
+    assert late.classification is Classification.WARNING  # and still counts
+    untyped = classify([Field("x")], [ColumnFact("x", 1, "", Family.DYNAMIC, None)],
+                       get_dialect("sqlite"))
+    assert untyped.changes == ()  # an untyped SQLite column stays untyped: no change
