@@ -43,9 +43,16 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     if constraint.kind == "drift":
         return _drift(plan, facts, dialect)
     by_name = {f.name: f for f in facts}
-    name = find_column(dialect, by_name, constraint.columns[0],
-                       exact=plan.rule.target.exact_property)
-    fact = by_name.get(name) if name is not None else None
+
+    def fact_of(column: str) -> ColumnFact | None:
+        name = find_column(dialect, by_name, column, exact=plan.rule.target.exact_property)
+        return by_name.get(name) if name is not None else None
+
+    if constraint.kind == "present" and len(constraint.columns) > 1:  # a policy's fields
+        missing = [c for c in constraint.columns if fact_of(c) is None]
+        return Answer(False, tuple(f"the column {c} to exist" for c in missing)) if missing \
+            else Answer(True)
+    fact = fact_of(constraint.columns[0])
     if fact is None:  # every catalog check of a declared column includes its presence
         return Answer(False, ("the column to exist",))
     if constraint.kind == "present":

@@ -97,6 +97,13 @@ def _positive(text: str) -> float:
     return value
 
 
+def _declaration_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--declaration", choices=("odcs", "policy", "pipeline"),
+                         help="the file's format (default: detected from its content)")
+    command.add_argument("--object", metavar="NAME",
+                         help="the object a policy or pipeline file checks, when it names none")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="packata-sql", description=(
         "Check data contracts against a warehouse with generated SQL, read-only."
@@ -105,7 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = commands.add_parser("check", help="run a contract's rules and report")
-    check.add_argument("contract", type=_not_a_url, help="ODCS v3 contract (YAML)")
+    check.add_argument("contract", type=_not_a_url, help="ODCS v3 contract (YAML), JSON quality "
+                                                         "policy or pipeline contract (data_quality)")
+    _declaration_arguments(check)
     where = check.add_mutually_exclusive_group()
     where.add_argument("--url", help="database URL, e.g. duckdb:///warehouse.duckdb; its "
                                      "password is better given as PACKATA_PASSWORD")
@@ -146,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
     compile_.add_argument("contract", type=_not_a_url)
+    _declaration_arguments(compile_)
     compile_.add_argument("--dialect", required=True, type=_not_a_url,
                           help="duckdb, sqlite, postgres, mysql or sqlserver")
     compile_.add_argument("--format", choices=("json",), default="json")

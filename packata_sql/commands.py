@@ -10,8 +10,8 @@ from pathlib import Path
 
 from packata_sql.cli import UsageError
 from packata_sql.compiler import Compiled, compile_contract
+from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import Category, Contract
-from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.endpoint import Endpoint, EndpointError, from_server, parse_url
@@ -21,9 +21,12 @@ from packata_sql.report import Report
 from packata_sql.runner import RunOptions, run
 
 
-def load_contract(path: str, odcs_between: str) -> Contract:
+def load_contract(path: str, odcs_between: str, declaration: str | None = None,
+                  object_name: str | None = None) -> Contract:
+    """Any declaration format (detected from the content unless `declaration` names it)."""
     try:
-        return load_odcs(path, inclusive_between=odcs_between == "inclusive")
+        return load_declaration(path, declaration=declaration, object_name=object_name,
+                                inclusive_between=odcs_between == "inclusive")
     except SourceError as error:
         raise UsageError(str(error)) from None
 
@@ -64,7 +67,8 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         show_sql=args.show_sql, settings=settings, parameters=parameters,
         accept_unexecutable=getattr(args, "accept_unexecutable", False),
     )
-    return run(contract, compiled, endpoint, options)
+    report = run(contract, compiled, endpoint, options)
+    return replace(report, declaration=dict(contract.declaration))
 
 
 def _categories(args: argparse.Namespace) -> list[Category] | None:
@@ -89,7 +93,8 @@ def _with_drift_rules(args: argparse.Namespace, contract: Contract) -> Contract:
     if not (declared or baseline):
         return contract
     try:
-        overrides = parse_overrides(f"{k}={v}" for k, v in contract.schema_drift or ())
+        overrides = parse_overrides(f"{k}={v}" for k, v in
+                                    contract.schema_drift or contract.drift_overrides)
     except OverrideError as error:
         raise UsageError(f"{contract.path}: customProperties schemaDrift: {error}") from None
     try:
@@ -158,7 +163,7 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
 
 
 def check(args: argparse.Namespace) -> int:
-    contract = load_contract(args.contract, args.odcs_between)
+    contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
     if getattr(args, "dbt_project", None):  # only the models dbt built in its last run
         from packata_sql.dbt.manifest import dbt_compiler
@@ -176,7 +181,7 @@ def compile_plans(args: argparse.Namespace) -> int:
 
     if args.dialect not in COMPILE_DIALECTS:
         raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
-    contract = load_contract(args.contract, args.odcs_between)
+    contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
     dialect = get_dialect(args.dialect)
     compiled = compile_contract(contract, dialect, categories=_categories(args))
     sys.stdout.write(dumps(plan_document(contract, compiled, dialect)) + "\n")

@@ -11,6 +11,7 @@ import sqlglot.expressions as exp
 from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.rows import ROW_HANDLERS
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.model import (
     Category,
@@ -81,6 +82,9 @@ class CatalogPlan:
     rule: Rule
     constraint: Constraint
     object_segments: tuple[str, ...]
+    #: A row measurement the same rule makes once the catalog check holds (a policy `field`
+    #: with `nullable: false` counts NULL rows): it joins the object's scan, one result.
+    rows: Plan | None = None
 
 
 AnyPlan = Plan | SqlPlan | CatalogPlan
@@ -97,8 +101,14 @@ class Compiled:
 
     @property
     def plans(self) -> tuple[Plan, ...]:
-        """The row-reading plans, which fuse per object."""
-        return tuple(p for p in self.ordered if isinstance(p, Plan))
+        """The row-reading plans, which fuse per object (with those catalog checks carry)."""
+        found: list[Plan] = []
+        for plan in self.ordered:
+            if isinstance(plan, Plan):
+                found.append(plan)
+            elif isinstance(plan, CatalogPlan) and plan.rows is not None:
+                found.append(plan.rows)
+        return tuple(found)
 
     @property
     def sql_plans(self) -> tuple[SqlPlan, ...]:
@@ -225,8 +235,12 @@ def _compile_constraint(
                 f"logicalType '{declared}' is not one ODCS defines: only the column's presence "
                 "is checked", Level.WARNING,
             )]
+        if constraint.argument("nullable") is False:
+            rows, problems = _row_plan(rule, ROW_HANDLERS["notNull"], Constraint(
+                "notNull", constraint.columns), contract, dialect, segments, site)
+            return (CatalogPlan(rule, constraint, segments, rows) if rows else None), problems
         return CatalogPlan(rule, constraint, segments), []
-    handler = CONSTRAINT_HANDLERS.get(constraint.kind)
+    handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
     if handler is None:
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"

@@ -43,6 +43,8 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> d
             "parameters": list(sql_plan.parameters),
         }
     for catalog_plan in compiled.catalog_plans:
+        if catalog_plan.rows is not None:
+            continue  # its row measurement is listed above, with its SQL
         rules[catalog_plan.rule.key] = {
             "key": catalog_plan.rule.key,
             "source_path": catalog_plan.rule.source_path,

@@ -79,6 +79,8 @@ class Report:
     #: (names only) that let the login escape the engine's read-only mode.
     authored_sql: str | None = None
     routes: tuple[str, ...] = ()
+    #: What the declaration says of itself (format, policy version, SHA-256), when it does.
+    declaration: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:

@@ -161,8 +161,13 @@ def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
 def _run_object(state: _Run, session: Session, unit: ObjectWork) -> None:
     if unit.catalog:
         _run_catalog(state, session, unit)
-    if unit.plans:
-        _run_scan(state, session, unit.segments, unit.plans)
+    # A catalog check that holds hands its rule on to the row measurement it carries.
+    carried = [p.rows for p in unit.catalog if p.rows is not None
+               and state.results[p.rule.key].status is Status.PASSED]
+    for plan in carried:
+        del state.results[plan.rule.key]
+    if unit.plans or carried:
+        _run_scan(state, session, unit.segments, [*unit.plans, *carried])
 
 
 def _run_catalog(state: _Run, session: Session, unit: ObjectWork) -> None:

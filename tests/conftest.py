@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 from packata_sql.compiler import compile_contract
+from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import Category
-from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.endpoint import Endpoint
 from packata_sql.report import Report
@@ -72,12 +72,13 @@ def check(tmp_path: Path) -> Checker:
                   inclusive_between: bool = False, select: Sequence[str] | None = None,
                   categories: Sequence[Category] | None = (Category.QUALITY,),
                   **options: Any) -> Report:
-        """`categories` defaults to quality: the schema's constraint rules are tested apart."""
+        """`categories` defaults to quality: the schema's constraint rules are tested apart.
+        The contract may be any declaration format (a policy or pipeline file, too)."""
         number = next(counter)
         database = build_database(engine, tmp_path / f"db{number}.{engine}", tables)
         contract_path = tmp_path / f"contract{number}.yaml"
         contract_path.write_text(textwrap.dedent(contract), encoding="utf-8")
-        loaded = load_odcs(str(contract_path), inclusive_between=inclusive_between)
+        loaded = load_declaration(str(contract_path), inclusive_between=inclusive_between)
         parameters = options.pop("parameters", {})
         compiled = compile_contract(loaded, get_dialect(engine), select=select,
                                     parameters=parameters, categories=categories)

@@ -108,10 +108,24 @@ class MeasureContext:
         matches: list[exp.Expr] = [exp.paren(self.member_match(name, m), copy=False) for m in members]
         if not matches:
             return exp.false()
-        combined = matches[0]
-        for match in matches[1:]:
-            combined = exp.Or(this=combined, expression=match)
-        return combined
+        return _any_of(matches)
+
+
+#: The longest left-deep OR chain; longer lists are split in halves.
+_CHAIN = 64
+
+
+def _any_of(matches: list[exp.Expr]) -> exp.Expr:
+    """OR of the matches. A left-deep chain of a thousand members passes SQLite's expression
+    depth limit (1000), so long lists become parenthesised halves (depth ~ log n)."""
+    if len(matches) > _CHAIN:
+        middle = len(matches) // 2
+        return exp.Or(this=exp.paren(_any_of(matches[:middle]), copy=False),
+                      expression=exp.paren(_any_of(matches[middle:]), copy=False))
+    combined = matches[0]
+    for match in matches[1:]:
+        combined = exp.Or(this=combined, expression=match)
+    return combined
 
 
 class MetricHandler:

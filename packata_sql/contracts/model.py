@@ -203,6 +203,11 @@ class Contract:
     #: The contract accepts its rules that are not executable by design (text, custom for
     #: other engines) as skipped without keeping the run incomplete (custom property).
     accept_unexecutable: bool = False
+    #: Drift classification overrides that apply when drift runs (`--schema-drift`,
+    #: `--baseline`) without turning it on: a JSON policy's `schema_policy`.
+    drift_overrides: tuple[tuple[str, str], ...] = ()
+    #: What the report records about the declaration itself: format, version, SHA-256.
+    declaration: tuple[tuple[str, str | None], ...] = ()
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

@@ -64,6 +64,11 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_yaml_file(path: str) -> Loaded:
+    return load_yaml_text(read_source(path), path)
+
+
+def read_source(path: str) -> str:
+    """A declaration file's text, or a SourceError that says why it cannot be read."""
     try:
         with open(path, "rb") as stream:
             data = stream.read(MAX_BYTES + 1)  # bounded, and works on pipes (no size to stat)
@@ -76,10 +81,9 @@ def load_yaml_file(path: str) -> Loaded:
     if len(data) > MAX_BYTES:
         raise SourceError(path, f"larger than {MAX_BYTES // 2**20} MiB; split the contract")
     try:
-        text = data.decode("utf-8-sig")  # tolerate a byte-order mark
+        return data.decode("utf-8-sig")  # tolerate a byte-order mark
     except UnicodeDecodeError:
         raise SourceError(path, "not UTF-8 text") from None
-    return load_yaml_text(text, path)
 
 
 def load_yaml_text(text: str, path: str) -> Loaded:

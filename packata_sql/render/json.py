@@ -16,7 +16,7 @@ FORMAT = "packata-sql/report@1"
 
 
 def report_document(report: Report) -> dict[str, Any]:
-    return {
+    document: dict[str, Any] = {
         "format": FORMAT,
         "contract": report.contract,
         "target": report.target,
@@ -35,6 +35,9 @@ def report_document(report: Report) -> dict[str, Any]:
         "rules": [_rule(r) for r in report.results],
         "findings": [finding_document(f) for f in report.findings],
     }
+    if report.declaration:  # evidence about the declaration itself (a policy's hash)
+        document["declaration"] = report.declaration
+    return document
 
 
 def _rule(result: RuleResult) -> dict[str, Any]:

@@ -333,8 +333,10 @@ def test_internal_errors_exit_2_without_traceback_or_message(tmp_path, monkeypat
     def broken(*args, **kwargs):
         raise RuntimeError(f"secret {SENTINEL}")
 
-    monkeypatch.setattr(runner, "run", broken)
+    # commands first: importing it while runner.run is patched would bind (and later
+    # "restore") the broken function for every later in-process test.
     monkeypatch.setattr("packata_sql.commands.run", broken)
+    monkeypatch.setattr(runner, "run", broken)
     db = people_db("duckdb", tmp_path)
     contract = write_contract(tmp_path, "- {metric: nullValues, mustBe: 1}")
     code = cli.main(["check", str(contract), "--url", f"duckdb:///{db}"])

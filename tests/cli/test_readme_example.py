@@ -105,3 +105,39 @@ def test_readme_drift_example(tmp_path):
     drift = json.loads(done.stdout)["rules"][0]
     assert drift["changes"] == json.loads(_block("Schema drift", "json"))
     assert done.returncode == 1
+
+
+def _orders(path: Path) -> str:
+    connection = duckdb.connect(str(path))
+    connection.execute("CREATE TABLE orders (id INTEGER, status VARCHAR, amount DECIMAL(10, 2))")
+    connection.execute("INSERT INTO orders VALUES (1, 'new', 10), (2, 'closed', 0), "
+                       "(2, 'new', -1), (NULL, 'open', 5)")
+    connection.close()
+    return f"duckdb:///{path}"
+
+
+def test_readme_policy_example(tmp_path):
+    (tmp_path / "policy.json").write_text(_block("A JSON quality policy", "json"), "utf-8")
+    done = _check("check", str(tmp_path / "policy.json"), "--url", _orders(tmp_path / "w.duckdb"),
+                  "--format", "json")
+    report = json.loads(done.stdout)
+    assert [(r["key"], r["status"], r["value"]) for r in report["rules"]] == [
+        ("non-empty", "passed", 4), ("columns", "passed", True), ("id-shape", "failed", 1),
+        ("id-present", "failed", 1),
+        ("id-unique", "failed", 1), ("amount-range", "failed", 1), ("known-status", "failed", 1),
+    ]
+    assert report["declaration"]["version"] == "monthly-import-v1"
+    assert done.returncode == 1
+
+
+def test_readme_pipeline_example(tmp_path):
+    (tmp_path / "pipeline.yaml").write_text(_block("Pipeline `data_quality` rules", "yaml"),
+                                            "utf-8")
+    done = _check("check", str(tmp_path / "pipeline.yaml"), "--url",
+                  _orders(tmp_path / "w.duckdb"), "--format", "json")
+    report = json.loads(done.stdout)
+    assert [(r["key"], r["status"], r["value"]) for r in report["rules"]] == [
+        ("bounded_volume", "passed", 4), ("known_status", "passed", 1),
+        ("positive_amount", "failed", 1), ("one_row_per_id", "failed", 1),
+    ]
+    assert done.returncode == 1

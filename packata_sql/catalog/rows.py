@@ -1,0 +1,223 @@
+"""Row checks declared by the JSON quality policy and pipeline `data_quality` rules. Each
+count is the number of failing rows, an integer aggregate that fuses into the object's scan
+next to the library metrics and schema constraints.
+
+Over several columns a row fails when any of its listed cells fails. NULL is a failure only
+where the check says so (`not_null`, or `allow_null: false`); text compares exactly (binary).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import sqlglot
+import sqlglot.expressions as exp
+from sqlglot.errors import SqlglotError
+
+from packata_sql.catalog.base import MeasureContext, TypeMismatch, check_members
+from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.metrics import HANDLERS
+from packata_sql.catalog.patterns import pattern_problem
+from packata_sql.contracts.model import Constraint, Finding, Library, Rule, SchemaObject, Site
+from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects.regex import portable
+from packata_sql.template import bind
+
+#: The most members an allowed-values set may hold; a larger set is a finding (not run).
+MAX_ALLOWED_VALUES = 1000
+_ONE = exp.Literal.number(1)
+_ZERO = exp.Literal.number(0)
+_TEXT_ONLY = (None, Family.TEXT, Family.DYNAMIC)
+_NUMBER_ONLY = (None, Family.NUMBER, Family.DYNAMIC)
+#: What a one-row predicate may not contain: it would read other rows or other objects.
+_NOT_ONE_ROW = (exp.Select, exp.Subquery, exp.AggFunc, exp.Window, exp.Star)
+
+
+def _is_null(column: exp.Expr) -> exp.Expr:
+    return exp.Is(this=column.copy(), expression=exp.Null())
+
+
+def _any(conditions: list[exp.Expr]) -> exp.Expr:
+    combined: exp.Expr = exp.paren(conditions[0], copy=False)
+    for condition in conditions[1:]:
+        combined = exp.Or(this=combined, expression=exp.paren(condition, copy=False))
+    return combined
+
+
+class RowCheck(ConstraintHandler):
+    """A check of each listed cell; `valid` is None when every non-NULL cell passes."""
+
+    def valid(self, constraint: Constraint, context: MeasureContext, name: str) -> exp.Expr | None:
+        return None
+
+    def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expr:
+        null_fails = constraint.argument("allow_null") is False
+        failing: list[exp.Expr] = []
+        for name in columns:
+            column = context.column(name)
+            valid = self.valid(constraint, context, name)
+            # A 0/1 flag per cell: CASE never leaves a comparison's unknown in the sum.
+            flag = exp.Case().when(_is_null(column), _ONE if null_fails else _ZERO)
+            flag = flag.else_(_ZERO) if valid is None else flag.when(valid, _ZERO).else_(_ONE)
+            failing.append(exp.EQ(this=flag, expression=_ONE))
+        return exp.Count(this=exp.Case().when(_any(failing), _ONE))
+
+
+class NotNull(ConstraintHandler):
+    """Rows with a NULL in any listed column."""
+
+    kind = "notNull"
+
+    def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expr:
+        nulls = [_is_null(context.column(name)) for name in columns]
+        return exp.Count(this=exp.Case().when(_any(nulls), _ONE))
+
+
+class Range(RowCheck):
+    """Non-NULL numbers outside `[minimum, maximum]` (inclusive); NULL per `allow_null`."""
+
+    kind = "range"
+
+    def valid(self, constraint: Constraint, context: MeasureContext, name: str) -> exp.Expr | None:
+        if context.family(name) not in _NUMBER_ONLY:
+            raise TypeMismatch
+        column = context.column(name)
+        tests: list[exp.Expr] = []
+        guard = context.dialect.is_number(column)
+        if guard is not None:
+            tests.append(guard)
+        for key, kind in (("minimum", exp.GTE), ("maximum", exp.LTE)):
+            bound = constraint.argument(key)
+            if isinstance(bound, int | Decimal):
+                tests.append(kind(this=column.copy(), expression=number_literal(Fraction(bound))))
+        return exp.and_(*tests) if tests else None
+
+
+class AllowedValues(RowCheck):
+    """Non-NULL cells that equal no member (typed, exact); NULL per `allow_null`."""
+
+    kind = "allowedValues"
+
+    def validate(self, rule: Rule, constraint: Constraint, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]:
+        members = constraint.argument("values")
+        if isinstance(members, tuple) and len(members) > MAX_ALLOWED_VALUES:
+            return [site.finding(
+                "too-many-values",
+                f"an allowed-values set holds at most {MAX_ALLOWED_VALUES} members; check a "
+                "larger set against a reference table with a SQL rule",
+            )]
+        return check_members(members, "values", rule.target.logical_type, site, "allowed values")
+
+    def valid(self, constraint: Constraint, context: MeasureContext, name: str) -> exp.Expr | None:
+        members = constraint.argument("values")
+        assert isinstance(members, tuple)
+        return context.any_member(name, members)
+
+
+class Matches(RowCheck):
+    """Non-NULL text in which `pattern` finds no match (unanchored search, SEMANTICS 3.3)."""
+
+    kind = "matches"
+
+    def validate(self, rule: Rule, constraint: Constraint, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]:
+        pattern = constraint.argument("pattern")
+        if not isinstance(pattern, str) or not pattern:
+            return [site.finding("invalid-argument", "'pattern' must be text")]
+        problem = pattern_problem(pattern)
+        return [site.finding("unsafe-pattern", problem)] if problem else []
+
+    def dialect_findings(self, constraint: Constraint, dialect: Dialect,
+                         site: Site) -> list[Finding]:
+        pattern = constraint.argument("pattern")
+        problem = dialect.pattern_problem(pattern) if isinstance(pattern, str) else None
+        return [site.finding("unsupported-pattern", problem)] if problem else []
+
+    def valid(self, constraint: Constraint, context: MeasureContext, name: str) -> exp.Expr | None:
+        if context.family(name) not in _TEXT_ONLY:
+            raise TypeMismatch
+        pattern = constraint.argument("pattern")
+        assert isinstance(pattern, str)
+        column = context.column(name)
+        search = context.dialect.regex_search(column, portable(pattern, context.dialect.regex_flavor))
+        guard = context.dialect.is_text(column.copy())
+        return search if guard is None else exp.and_(guard, search)
+
+
+class UniqueKey(ConstraintHandler):
+    """Excess rows per key (rows minus distinct keys). NULLs take part in equality unless
+    `ignore_nulls`, which leaves out every row with a NULL in its key."""
+
+    kind = "uniqueKey"
+
+    def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expr:
+        if constraint.argument("ignore_nulls") is not True:
+            return HANDLERS["duplicateValues"].count(rule, Library("duplicateValues"), context,
+                                                     columns)
+        # primaryKey counts rows minus distinct complete keys; rows with a NULL key are not
+        # violations here, so they come off again.
+        rows_minus_keys = CONSTRAINT_HANDLERS["primaryKey"].count(rule, constraint, context,
+                                                                  columns)
+        incomplete = NotNull().count(rule, constraint, context, columns)
+        return exp.Sub(this=rows_minus_keys, expression=incomplete)
+
+
+class FailingRows(ConstraintHandler):
+    """A boolean SQL predicate over one row; rows where it is not true (false or NULL) fail."""
+
+    kind = "expression"
+
+    def columns(self, rule: Rule, constraint: Constraint,
+                schema: SchemaObject | None) -> tuple[str, ...]:
+        return ()  # the predicate names its own columns; a missing one is a provider error
+
+    def dialect_findings(self, constraint: Constraint, dialect: Dialect,
+                         site: Site) -> list[Finding]:
+        if not dialect.authored_sql:  # no lexical rules pinned by vectors for it yet
+            return [site.finding("dialect-not-supported",
+                                 f"expressions are not bound for {dialect.name} yet")]
+        _, problems = predicate(str(constraint.argument("expression")), dialect)
+        return [site.finding(code, message) for code, message in problems]
+
+    def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+              columns: tuple[str, ...]) -> exp.Expr:
+        condition, _ = predicate(str(constraint.argument("expression")), context.dialect)
+        assert condition is not None
+        return exp.Count(this=exp.Case().when(exp.paren(condition, copy=False), exp.Null())
+                         .else_(_ONE))
+
+
+def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[str, str]]]:
+    """The predicate bound by the dialect's lexer-aware binder (placeholders in code only,
+    one statement) and parsed by sqlglot as exactly one expression over one row."""
+    bound, problems = bind(text, dialect, None, None)
+    if bound is None:
+        return None, [(p.code, p.message) for p in problems]
+    if bound.parameters:
+        return None, [("parameter-in-expression",
+                       "an expression rule takes no {param:NAME}; write the value in the rule")]
+    try:
+        parsed = sqlglot.parse_one(bound.sql, read=dialect.sqlglot_name or None,
+                                   into=exp.Condition)
+    except (SqlglotError, ValueError):
+        parsed = None
+    if parsed is None:
+        return None, [("invalid-expression",
+                       "the expression is not one SQL expression in this dialect")]
+    if parsed.find(*_NOT_ONE_ROW) is not None:
+        return None, [("invalid-expression", "the expression must read one row: no subquery, "
+                                             "aggregate, window function or *")]
+    for node in parsed.walk():
+        node.comments = None  # rendered inside the fused scan: authored comments stay out
+    return parsed, []
+
+
+ROW_HANDLERS: dict[str, ConstraintHandler] = {
+    handler.kind: handler
+    for handler in (NotNull(), Range(), AllowedValues(), Matches(), UniqueKey(), FailingRows())
+}
