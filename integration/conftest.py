@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -216,3 +216,41 @@ def tables(server: Server) -> Iterator[list[str]]:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     for engine, reason in sorted(_skipped.items()):
         terminalreporter.write_line(f"SKIPPED integration suite {engine}: {reason}", yellow=True)
+
+
+@dataclass(frozen=True)
+class SparkServer:
+    """The run's Spark Connect server (`.ci/spark.sh`); `database` keeps parallel trees apart."""
+
+    url: str = field(repr=False)  # holds the token
+    database: str = ""
+
+    @property
+    def reader(self) -> Endpoint:
+        return parse_url(f"{self.url};schema={self.database}")
+
+    def admin(self) -> Any:
+        """A Spark Connect session of its own, for building fixtures only."""
+        from pyspark.sql.connect.session import SparkSession
+
+        return SparkSession.builder.remote(self.url).create()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkServer]:
+    url = os.environ.get("PACKATA_TEST_SPARK_URL")
+    if not url:
+        reason = "no Spark Connect server (run `bash .ci/spark.sh start`, set PACKATA_TEST_SPARK_URL)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI requires the spark suite: {reason}")
+        _skipped["spark"] = reason
+        pytest.skip(reason)
+    server = SparkServer(url, "packata_" + os.environ.get("PACKATA_TEST_DB", "packata_test")
+                         .removeprefix("packata_"))
+    admin = server.admin()
+    try:
+        admin.sql(f"DROP DATABASE IF EXISTS `{server.database}` CASCADE")
+        admin.sql(f"CREATE DATABASE `{server.database}`")
+    finally:
+        admin.stop()
+    yield server

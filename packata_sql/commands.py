@@ -291,7 +291,8 @@ def doctor(args: argparse.Namespace) -> int:
         decision = session.decision  # the same decision a run would report
         print("connection: ok")
         print(f"read-only level: {decision.level}")
-        print("library rules: run inside the engine's read-only mode")
+        print(getattr(session, "library_rules", None)
+              or "library rules: run inside the engine's read-only mode")
         if decision.routes:
             print("routes out of read-only mode (names only):")
             for route in decision.routes:
@@ -302,6 +303,8 @@ def doctor(args: argparse.Namespace) -> int:
             print("authored SQL rules: refused (read-only-not-guaranteed)")
             print("  use a login without these routes, or pass --trust-environment to accept "
                   "the risk")
+        if advice := getattr(session, "advice", None):  # engines without a read-only mode
+            print(f"to make it safe: {advice}")
         if args.contract:
             print("\n".join(presence_lines(session, contract, endpoint.schema)))
     finally:

@@ -89,8 +89,13 @@ class Endpoint:
 def parse_url(url: str) -> Endpoint:
     """`duckdb:///rel.duckdb`, `duckdb:////abs.duckdb?schema=s`, `sqlite:///f.db`,
     `postgresql://user@host:5432/db?schema=s&sslmode=verify-full`,
-    `mysql+pymysql://user@host/db?ssl_ca=/etc/ca.pem`."""
+    `mysql+pymysql://user@host/db?ssl_ca=/etc/ca.pem`, `sc://host:15002/;token=…` (Spark
+    Connect, read in endpoint_spark.py)."""
     scheme = url.partition(":")[0].split("+", 1)[0].lower()
+    if scheme == "sc":
+        from packata_sql.endpoint_spark import parse_spark_url
+
+        return parse_spark_url(url)
     if _SCHEMES.get(scheme) in FILE_ENGINES:
         return _file_url(url, _SCHEMES[scheme])
     from sqlalchemy.engine.url import make_url
@@ -105,7 +110,7 @@ def parse_url(url: str) -> Endpoint:
     if engine is None:
         named = f" '{scheme}'" if scheme.isalpha() else ""  # a word, not a misplaced secret
         raise EndpointError(
-            f"unsupported database URL scheme{named} (duckdb, sqlite, postgresql, mysql)"
+            f"unsupported database URL scheme{named} (duckdb, sqlite, postgresql, mysql, sc)"
         )
     query = _single_values(parts.query)
     if parts.host and "@" in parts.host:
@@ -225,6 +230,8 @@ def credential_variables(server: str) -> tuple[str, str]:
 
 def _engine(server: Server) -> str | None:
     kind = server.type.lower()
+    if kind in ("spark", "databricks"):
+        return "spark"
     if kind in _SCHEMES:
         return _SCHEMES[kind]
     if kind == "custom":
@@ -245,6 +252,10 @@ def _endpoint(server: Server, contract_path: str) -> Endpoint:
     if engine is None:
         raise EndpointError(f"server '{server.name}' has type '{server.type}', which this version "
                             "cannot connect to (duckdb, sqlite, postgres, mysql)")
+    if engine == "spark":
+        from packata_sql.endpoint_spark import spark_server_endpoint
+
+        return spark_server_endpoint(server)
     schema_value = server.setting("schema")
     schema = (schema_value,) if isinstance(schema_value, str) and schema_value else ()
     if engine in NETWORK_ENGINES:

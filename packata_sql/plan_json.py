@@ -7,7 +7,7 @@ from typing import Any
 from packata_sql.compiler import Compiled
 from packata_sql.contracts.model import Contract
 from packata_sql.dialects import Dialect
-from packata_sql.planner import build_scan, declared_families, group_by_object
+from packata_sql.planner import build_scan, declared_families, group_by_object, plan_scans
 from packata_sql.render.json import finding_document
 
 FORMAT = "packata-sql/plan@1"
@@ -18,9 +18,9 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> d
     rules: dict[str, dict[str, Any]] = {}
     scans = []
     for segments, plans in group_by_object(compiled.plans):
-        fused = build_scan(segments, plans, dialect, families)
-        scans.append({"object": list(segments), "sql": fused.sql,
-                      "rules": [p.rule.key for p in fused.plans]})
+        for fused in plan_scans(segments, plans, dialect, families):
+            scans.append({"object": list(segments), "sql": fused.sql,
+                          "rules": [p.rule.key for p in fused.plans]})
         for plan in plans:
             alone = build_scan(segments, [plan], dialect, families)
             rules[plan.rule.key] = {

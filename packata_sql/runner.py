@@ -12,12 +12,12 @@ from typing import Any, TypeVar
 
 from packata_sql.catalog_checks import catalog_result
 from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN, AnyPlan, Compiled, Plan, SqlPlan, rebind
-from packata_sql.contracts.model import Contract, Finding, Rule
+from packata_sql.contracts.model import Contract, Finding, Level, Rule
 from packata_sql.dialects import Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.expectations import expects_boolean, verdict
 from packata_sql.names import closest_hint, find_column, resolved_note, unquoted_reading
-from packata_sql.planner import ObjectWork, Scan, build_scan, work_units
+from packata_sql.planner import ObjectWork, Scan, build_scan, plan_scans, work_units
 from packata_sql.progress import Progress
 from packata_sql.readonly import Decision
 from packata_sql.report import Diagnostic, Report, RuleResult, Status, result_of
@@ -250,9 +250,14 @@ def _run_scan(state: _Run, session: Session, segments: tuple[str, ...],
         else:
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
-    scan = build_scan(segments, runnable, session.dialect, families)
-    state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
-    _measure(state, session, scan, families)
+    for scan in plan_scans(segments, runnable, session.dialect, families):
+        for plan, note in scan.notes:
+            finding = Finding("member-not-representable", note, plan.rule.source_path,
+                              Level.WARNING, rule_key=plan.rule.key)
+            if finding not in state.notes:
+                state.notes.append(finding)
+        state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
+        _measure(state, session, scan, families)
 
 
 def _measure(state: _Run, session: Session, scan: Scan, families: dict[str, Family]) -> None:

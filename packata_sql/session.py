@@ -69,6 +69,8 @@ class ProviderError(Exception):
         "permission-denied": "the read-only session refused the statement",
         "provider-error": "the database reported an error while measuring",
         "refused": "the connection would not be read-only",
+        "driver-missing": "the engine's client package is not installed (Spark: pip install "
+                          "'packata-sql[spark]')",
         "insecure-connection": (
             "the server asked for the password in clear text on a connection whose encryption "
             "the URL does not require; it was not sent (require TLS, e.g. ?sslmode=require or "
@@ -152,6 +154,10 @@ def _engine_session(endpoint: Endpoint) -> TimedSession:
         from packata_sql.sessions.mysql import MySQLSession
 
         return MySQLSession(endpoint)
+    if endpoint.engine == "spark":
+        from packata_sql.sessions.spark import SparkConnectSession
+
+        return SparkConnectSession(endpoint)
     raise ProviderError("connection-failed", "unsupported-engine")
 
 

@@ -87,8 +87,16 @@ def to_decimal(value: Fraction) -> Decimal:
         rest, fives = rest // 5, fives + 1
     if rest == 1:
         places = max(twos, fives)
-        return Decimal(value.numerator * (10**places // value.denominator)).scaleb(-places)
-    return Decimal(round(value * 10**DISPLAY_PLACES)).scaleb(-DISPLAY_PLACES)
+        return _scaled(value.numerator * (10**places // value.denominator), places)
+    return _scaled(round(value * 10**DISPLAY_PLACES), DISPLAY_PLACES)
+
+
+def _scaled(integer: int, places: int) -> Decimal:
+    """`integer * 10**-places` built from its digits: `Decimal.scaleb` would round it to the
+    default context's 28 significant digits (99999999999999999999.999999999999999999 became
+    100000000000000000000.0000000)."""
+    digits = tuple(int(d) for d in str(abs(integer)))
+    return Decimal((1 if integer < 0 else 0, digits, -places))
 
 
 def format_value(value: Fraction | bool) -> str:

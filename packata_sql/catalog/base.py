@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
+from packata_sql.catalog.temporal import not_temporal
 from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
 
@@ -93,6 +94,8 @@ class MeasureContext:
                 return exp.false()  # a text member can never equal a number cell, and so on
             if family is Family.TEMPORAL:
                 assert isinstance(member, str)
+                if not_temporal(member, None):
+                    return exp.false()  # not a date/time at all: it matches no cell
                 return exp.EQ(this=column, expression=exp.Literal.string(member))
         if isinstance(member, bool):
             return self.dialect.boolean_equals(column, member)
@@ -206,6 +209,15 @@ def check_members(values: object, argument: str, logical_type: str | None, site:
                 "invalid-argument", f"'{metric}.{argument}[{position}]' is {problem}"
             ))
             continue
+        if declared is Family.TEMPORAL and isinstance(member, str) \
+                and not_temporal(member, logical_type):
+            findings.append(site.finding(
+                "member-not-representable",
+                f"'{metric}.{argument}[{position}]' is not a valid {logical_type} (ISO "
+                "YYYY-MM-DD, YYYY-MM-DD HH:MM:SS, HH:MM:SS): it matches no cell",
+                Level.WARNING,
+            ))
+            continue
         if kind is not None and declared is not None and kind not in _HOLDS[declared]:
             findings.append(site.finding(
                 "member-type-mismatch",
@@ -223,4 +235,7 @@ def held_members(members: tuple[object, ...], logical_type: str | None) -> tuple
     declared = logical_family(logical_type)
     if declared is None:
         return members
-    return tuple(m for m in members if m is None or member_family(m) in _HOLDS[declared])
+    return tuple(m for m in members if m is None or (
+        member_family(m) in _HOLDS[declared]
+        and not (declared is Family.TEMPORAL and isinstance(m, str)
+                 and not_temporal(m, logical_type))))

@@ -158,6 +158,11 @@ class Dialect:
     def family(self, type_name: str) -> Family:
         return Family.OTHER
 
+    def take_notes(self) -> list[str]:
+        """What rendering decided on the engine's actual types since the last call (Spark: a
+        member the column cannot hold), as warnings for the rule just rendered."""
+        return []
+
     def type_family(self, native_type: str) -> Family:
         """The family of a column's declared type in the catalog; the same as `family` except
         where cells do not follow the declared type (SQLite)."""
@@ -180,21 +185,22 @@ def number_literal(number: Fraction) -> exp.Expr:
 def get_dialect(name: str) -> Dialect:
     """Raises KeyError for an engine packata-sql cannot render."""
     from packata_sql.dialects.duckdb import DuckDB
-    from packata_sql.dialects.generated import BigQuery, Databricks, Snowflake, Trino
+    from packata_sql.dialects.generated import BigQuery, Snowflake, Trino
     from packata_sql.dialects.mysql import MySQL
     from packata_sql.dialects.postgres import Postgres
+    from packata_sql.dialects.spark import Databricks, Spark
     from packata_sql.dialects.sqlite import SQLite
     from packata_sql.dialects.sqlserver import SQLServer
 
     known: dict[str, type[Dialect]] = {
         "duckdb": DuckDB, "sqlite": SQLite, "postgres": Postgres, "mysql": MySQL,
         "sqlserver": SQLServer, "snowflake": Snowflake, "bigquery": BigQuery, "trino": Trino,
-        "databricks": Databricks,
+        "databricks": Databricks, "spark": Spark,
     }
     return known[name]()
 
 
 #: Engines whose authored SQL the template binder understands.
-BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver")
+BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver", "spark")
 #: Engines `compile` renders for: the above plus warehouses reached through generated SQL.
 COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks")

@@ -1,7 +1,7 @@
 """Warehouses packata-sql renders library SQL for but does not connect to (yet): Snowflake,
-BigQuery, Trino and Databricks. Their SQL is checked by parsing it back and by golden files.
-Text is compared with the engines' default binary semantics; a column declared with a
-case-insensitive collation is not overridden here."""
+BigQuery and Trino (Databricks is the Spark dialect, dialects/spark.py). Their SQL is checked
+by parsing it back and by golden files. Text is compared with the engines' default binary
+semantics; a column declared with a case-insensitive collation is not overridden here."""
 
 from __future__ import annotations
 
@@ -55,9 +55,3 @@ class Trino(_Generated):
     name = "trino"
     sqlglot_name = "trino"
     # Trino's default regex library is Joni (backtracking); re2j is an option, not the default.
-
-
-class Databricks(_Generated):
-    name = "databricks"
-    sqlglot_name = "databricks"
-    # java.util.regex backtracks.

@@ -12,7 +12,7 @@ import sqlglot
 from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
-from packata_sql.planner import build_scan, declared_families, group_by_object
+from packata_sql.planner import build_scan, declared_families, group_by_object, plan_scans
 
 HERE = Path(__file__).parent
 
@@ -24,7 +24,8 @@ def rendered(dialect_name: str) -> str:
     families = declared_families(compiled.plans, dialect)
     lines = [f"-- packata-sql golden SQL for {dialect_name}"]
     for segments, plans in group_by_object(compiled.plans):
-        lines += ["-- fused scan", build_scan(segments, plans, dialect, families).sql + ";"]
+        for scan in plan_scans(segments, plans, dialect, families):  # one, or split (Spark)
+            lines += ["-- fused scan", scan.sql + ";"]
         for plan in plans:
             lines += [f"-- {plan.rule.key}", build_scan(segments, [plan], dialect, families).sql + ";"]
     for catalog in compiled.catalog_plans:

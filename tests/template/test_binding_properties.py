@@ -25,13 +25,14 @@ CODE = st.sampled_from(["SELECT ", " + ", " FROM x ", "(", ")", " , ", " x ", "{
 
 
 def string_literal(dialect: str, text: str) -> str:
-    if dialect == "mysql":
+    if dialect in ("mysql", "spark"):  # backslash escapes in string literals
         text = text.replace("\\", "\\\\")
     return "'" + text.replace("'", "''") + "'"
 
 
 def identifier(dialect: str, text: str) -> str:
-    opener, closer = {"mysql": ("`", "`"), "sqlserver": ("[", "]")}.get(dialect, ('"', '"'))
+    opener, closer = {"mysql": ("`", "`"), "spark": ("`", "`"),
+                      "sqlserver": ("[", "]")}.get(dialect, ('"', '"'))
     return opener + text.replace(closer, closer * 2) + closer
 
 

@@ -22,7 +22,7 @@ VECTORS = Path(__file__).resolve().parents[2] / "dialects"
 
 #: Engines whose `run` values some suite executes (DuckDB and SQLite here, the servers in
 #: integration/test_vectors_on_servers.py).
-EXECUTED = {"duckdb", "sqlite", "postgres", "mysql"}
+EXECUTED = {"duckdb", "sqlite", "postgres", "mysql", "spark"}
 
 
 def load_document(dialect: str) -> dict[str, Any]:

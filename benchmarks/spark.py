@@ -1,0 +1,115 @@
+"""The Spark row of the benchmarks (issue 15): on a Spark Connect server, the plan packata-sql
+chooses for Spark (non-distinct metrics fused, one statement per distinct key) against the
+naive single fused statement and one statement per rule, over the 13 rules of `run.py` on an
+`events` table of N rows built in Spark. Not run in CI (one fused statement takes tens of
+seconds at 1M rows on 2 cores).
+
+Usage: python benchmarks/spark.py --url 'sc://localhost:15002/;token=…' [--rows 1000000]
+       [--runs 1]   (or PACKATA_TEST_SPARK_URL; `bash .ci/spark.sh start` starts a server)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import PATTERN, RULES, contract_document
+
+from packata_sql.compiler import compile_contract
+from packata_sql.contracts.odcs import load_odcs
+from packata_sql.dialects import get_dialect
+from packata_sql.endpoint import parse_url
+from packata_sql.planner import build_scan, declared_families, group_by_object, plan_scans
+from packata_sql.session import open_session
+
+DATABASE = "packata_bench"
+BUILD = """
+CREATE TABLE {database}.events USING parquet AS
+SELECT
+    id,
+    (id * 7919) % {half} AS user_id,
+    md5(CAST(id AS STRING)) AS session_id,
+    CASE WHEN id % 97 = 0 THEN NULL WHEN id % 89 = 0 THEN 'bad-email'
+         ELSE concat('user', CAST(id % 50000 AS STRING), '@example.com') END AS email,
+    element_at(array('DE', 'FR', 'GB', 'US', 'NL', 'XX'), CAST(1 + id % 6 AS INT)) AS country,
+    CASE WHEN id % 53 = 0 THEN '' WHEN id % 7 = 0 THEN 'inactive' ELSE 'active' END AS status,
+    CASE WHEN id % 101 = 0 THEN NULL ELSE CAST((id % 100000) / 100 AS DECIMAL(12, 2)) END AS amount
+FROM range({rows})
+"""
+
+
+def build(url: str, rows: int) -> None:
+    from pyspark.sql.connect.session import SparkSession
+
+    admin = SparkSession.builder.remote(url).create()
+    try:
+        admin.sql(f"CREATE DATABASE IF NOT EXISTS {DATABASE}")
+        admin.sql(f"DROP TABLE IF EXISTS {DATABASE}.events")
+        admin.sql(BUILD.format(database=DATABASE, rows=rows, half=max(rows // 2, 1)))
+    finally:
+        admin.stop()
+
+
+def statements(contract: Path) -> dict[str, list[str]]:
+    """The three plans' statements, from packata-sql's own planner."""
+    dialect = get_dialect("spark")
+    loaded = load_odcs(str(contract))
+    compiled = compile_contract(loaded, dialect, prefix=(DATABASE,))
+    families = declared_families(compiled.plans, dialect)
+    plans: dict[str, list[str]] = {"chosen (Spark plan)": [], "naive fused": [], "per rule": []}
+    for segments, group in group_by_object(compiled.plans):
+        plans["chosen (Spark plan)"] += [s.sql for s in plan_scans(segments, group, dialect, families)]
+        plans["naive fused"].append(build_scan(segments, group, dialect, families).sql)
+        plans["per rule"] += [build_scan(segments, [p], dialect, families).sql for p in group]
+    return plans
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default=os.environ.get("PACKATA_TEST_SPARK_URL"))
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args()
+    if not args.url:
+        parser.error("give --url (a Spark Connect URL) or set PACKATA_TEST_SPARK_URL")
+    started = time.perf_counter()
+    build(args.url, args.rows)
+    print(f"built {args.rows} rows in {time.perf_counter() - started:.1f} s (pattern {PATTERN})")
+    with tempfile.TemporaryDirectory() as work:
+        contract = Path(work) / "contract.yaml"
+        document = contract_document(Path(work) / "unused.duckdb")
+        del document["servers"]
+        contract.write_text(yaml.safe_dump(document), encoding="utf-8")
+        plans = statements(contract)
+    session = open_session(parse_url(args.url), trust_environment=False)
+    results: dict[str, float] = {}
+    try:
+        session.fetch_row(f"SELECT COUNT(*) FROM {DATABASE}.events", 600)  # warm the cache
+        for name, sqls in plans.items():
+            samples = []
+            for _ in range(args.runs):
+                begun = time.perf_counter()
+                for sql in sqls:
+                    session.fetch_row(sql, 3600)
+                samples.append(time.perf_counter() - begun)
+            results[name] = statistics.median(samples)
+    finally:
+        session.close()
+    chosen = results["chosen (Spark plan)"]
+    print(f"\n{args.rows} rows, {len(RULES)} rules, median of {args.runs} run(s)")
+    print("| plan | statements | seconds | × chosen |\n|---|---|---|---|")
+    for name, seconds in results.items():
+        print(f"| {name} | {len(plans[name])} | {seconds:.1f} | {seconds / chosen:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

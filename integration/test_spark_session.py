@@ -1,0 +1,114 @@
+"""The Spark Connect session itself (issue 15): connection failures, Ctrl-C, the pinned
+settings, and the binder's Spark vectors executed on the run's server."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from integration.test_spark_engine import write_contract
+from packata_sql.dialects import get_dialect
+from packata_sql.session import ProviderError, open_session
+from packata_sql.sessions.spark import SETTINGS
+
+
+def test_settings_that_change_how_sql_reads_are_pinned_per_session(spark):
+    session = open_session(spark.reader, trust_environment=False)
+    try:
+        pinned = {key: session._spark.conf.get(key) for key in SETTINGS}  # type: ignore[attr-defined]
+    finally:
+        session.close()
+    assert pinned == SETTINGS
+
+
+def test_connection_problems_are_categories_without_secrets(spark):
+    wrong = spark.url.split(";token=")[0] + ";token=wrong-token"
+    endpoint_text = ""
+    with pytest.raises(ProviderError) as refused:
+        from packata_sql.endpoint import parse_url
+
+        endpoint = parse_url(wrong)
+        endpoint_text = endpoint.describe() + repr(endpoint)
+        open_session(endpoint, trust_environment=False)
+    assert refused.value.category in ("authentication-failed", "connection-failed")
+    assert "wrong-token" not in endpoint_text and "wrong-token" not in str(refused.value)
+
+def test_binder_vectors_execute_on_spark(spark):
+    """dialects/spark.yaml: every case with `run` binds and returns its cell on Spark, through
+    the trusted session's single-SELECT wall (tables are built once per distinct fixture and
+    named `vector_<n>`: Spark table names are [A-Za-z0-9_])."""
+    from packata_sql.template import bind
+
+    vectors = Path(__file__).resolve().parents[1] / "dialects" / "spark.yaml"
+    cases = [c for c in yaml.safe_load(vectors.read_text(encoding="utf-8"))["cases"] if "run" in c]
+    assert len(cases) >= 30
+    dialect = get_dialect("spark")
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for case in cases:
+        rows = tuple(case.get("rows", ["a", "b", None]))
+        groups.setdefault((tuple(case["object"]), case["property"] or "c", rows), []).append(case)
+    session = open_session(spark.reader, trust_environment=True)
+    admin = spark.admin()
+    try:
+        for index, ((_, column, rows), group) in enumerate(groups.items()):
+            # A fresh name per fixture: the reader session caches a table's file listing.
+            segments = (f"vector_{index}",)
+            name = f"{spark.database}.{dialect.quote_path(segments)}"
+            admin.sql(f"DROP TABLE IF EXISTS {name}")
+            frame = admin.createDataFrame([(v,) for v in rows],
+                                          schema=f"{dialect.quote_identifier(column)} STRING")
+            frame.write.format("parquet").saveAsTable(name)
+            for case in group:
+                bound, problems = bind(case["sql"], dialect, segments, case["property"])
+                assert bound is not None, (case["id"], problems)
+                try:
+                    result = session.fetch_cell(bound.sql, [], 60)
+                except ProviderError as error:
+                    pytest.fail(f"{case['id']}: {error.category} {error.code}")
+                assert (case["id"], result.rows) == (case["id"], [(case["run"],)])
+    finally:
+        admin.stop()
+        session.close()
+
+def test_an_unreachable_server_fails_within_seconds(spark):
+    from packata_sql.endpoint import parse_url
+
+    started = time.monotonic()
+    with pytest.raises(ProviderError) as refused:
+        open_session(parse_url("sc://localhost:1/;token=t"), trust_environment=False)
+    assert refused.value.category == "connection-failed"
+    assert time.monotonic() - started < 20  # the client's own policy retries for 10 minutes
+
+def test_ctrl_c_interrupts_the_spark_statement_and_exits_130(spark, tmp_path):
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    admin = spark.admin()
+    try:
+        admin.sql(f"CREATE OR REPLACE VIEW {spark.database}.slow_c AS "
+                  "SELECT id AS n FROM range(0, 100000000000)")
+    finally:
+        admin.stop()
+    contract = write_contract(
+        tmp_path / "slow.yaml", "slow_c",
+        {"n": [{"id": "slow_dups", "metric": "duplicateValues", "mustBe": 0}]}, [],
+        {"n": "integer"})
+    url = f"{spark.url};schema={spark.database}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "packata_sql", "check", str(contract), "--url", url,
+         "--format", "json", "--category", "quality"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+    time.sleep(8.0)  # connected and measuring (a signal while connecting ends the same way)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    (rule,) = json.loads(out)["rules"]
+    assert (rule["status"], rule["diagnostic"]["code"]) == ("skipped", "cancelled")
+    assert "Traceback" not in err and url.split("token=")[1] not in out + err

@@ -1,0 +1,131 @@
+"""Spark SQL (Apache Spark 4 over Spark Connect, and Databricks, which runs the same SQL).
+
+What differs from the other engines, each measured on Spark 4.3 (research/spark):
+- regular expressions are java.util.regex: `$` also matches before a final line break, `.`
+  excludes `\\r`, U+0085 and U+2028, and `\\b` follows Unicode letters, so patterns get the
+  ICU/PCRE spelling (`\\z`, `[^\\n]`, an ASCII look-around boundary);
+- a column may carry a case-insensitive collation (`UTF8_LCASE`) that `=`, `DISTINCT` and
+  `RLIKE` obey, so text comparisons, keys and regex subjects force `COLLATE UTF8_BINARY`
+  (Spark 4 / Databricks Runtime 16.1; a session on an older server turns it off);
+- string literals read backslash escapes (the session pins
+  `spark.sql.parser.escapedStringLiterals=false`), `"…"` is a string, `/* */` comments nest;
+- a decimal member with more fractional digits than the column is rounded to the column's
+  scale before comparing (`DECIMAL(38,18) 0 = 0.0000000000000000001` is true), so members a
+  decimal column cannot hold are rendered FALSE and the others as a literal of its exact type.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import sqlglot.expressions as exp
+
+from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects.lexical import DenyList, LexicalRules
+from packata_sql.dialects.regex import Flavor
+
+_DECIMAL = re.compile(r"^decimal\((\d+),\s*(\d+)\)$")
+_TEXT = ("string", "varchar", "char")
+_NUMBER = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "byte", "short",
+           "long", "integer", "real")
+_TEMPORAL = ("date", "timestamp", "timestamp_ntz", "timestamp_ltz", "interval")
+
+#: Calls that reach Java, the file system or other sessions from inside one SELECT.
+DENY = DenyList(
+    functions=frozenset({
+        "reflect", "java_method", "try_reflect", "read_files", "input_file_name",
+        "input_file_block_start", "input_file_block_length", "read_kafka", "read_pubsub",
+        "read_kinesis", "read_pulsar", "read_statestore", "http_request", "ai_query", "secret",
+        "try_secret",
+    }),
+    statements=frozenset({"set", "reset", "add", "use", "refresh", "cache", "uncache", "clear",
+                          "create", "insert", "drop", "alter", "msck", "load", "analyze"}),
+    phrases=(("insert", "overwrite"), ("insert", "into")),
+)
+
+
+def decimal_type(type_name: str) -> tuple[int, int] | None:
+    """(precision, scale) of a Spark `decimal(p,s)` type name, else None."""
+    match = _DECIMAL.match(type_name.strip().lower())
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def fits_decimal(number: Fraction, precision: int, scale: int) -> bool:
+    """Whether a DECIMAL(precision, scale) column can hold `number` exactly."""
+    scaled = number * 10**scale
+    return bool(scaled.denominator == 1 and abs(scaled.numerator) < 10**precision)
+
+
+class Spark(Dialect):
+    name = "spark"
+    sqlglot_name = "databricks"
+    # spark.sql.caseSensitive=false (pinned by the session): names resolve case-insensitively.
+    case_insensitive_names = True
+    library_metrics = True
+    regex_flavor = Flavor.ICU_PCRE  # java.util.regex: a backtracking matcher
+    lexical = LexicalRules(
+        strings={"'": True, '"': True},
+        identifiers={"`": "`"},
+        nested_block_comments=True,
+    )
+    deny = DENY
+    #: Whether the server has collations (Spark 4); the session turns it off on older servers.
+    collations: bool = True
+
+    def __init__(self) -> None:
+        #: (precision, scale) of the decimal columns of the object being measured, by folded
+        #: name; filled by the session's column probe.
+        self.decimal_columns: dict[str, tuple[int, int]] = {}
+        self._notes: list[str] = []
+
+    def binary_key(self, column: exp.Expr) -> exp.Expr:
+        if not self.collations:
+            return column
+        return exp.paren(exp.Collate(this=column, expression=exp.Var(this="UTF8_BINARY")))
+
+    def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
+        return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
+
+    def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
+        # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as SEMANTICS 3.3 wants.
+        return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
+
+    def number_equals(self, column: exp.Expr, number: Fraction) -> exp.Expr:
+        declared = self.decimal_columns.get(column.name.casefold()) \
+            if isinstance(column, exp.Column) else None
+        if declared is None:
+            return exp.EQ(this=column, expression=number_literal(number))
+        precision, scale = declared
+        if not fits_decimal(number, precision, scale):
+            self._notes.append(
+                f"the member {self.render(number_literal(number))} cannot be held by column "
+                f"'{column.name}' (DECIMAL({precision},{scale})): it matches no cell")
+            return exp.false()  # Spark would round it to the column's scale and match
+        typed = exp.Cast(this=number_literal(number),
+                         to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+        return exp.EQ(this=column, expression=typed)
+
+    def take_notes(self) -> list[str]:
+        notes, self._notes = self._notes, []
+        return notes
+
+    def family(self, type_name: str) -> Family:
+        name = type_name.strip().lower()
+        head = re.split(r"[(<\s]", name, maxsplit=1)[0]
+        if head in _TEXT:
+            return Family.TEXT
+        if head in _NUMBER:
+            return Family.NUMBER
+        if head == "boolean":
+            return Family.BOOLEAN
+        if head in _TEMPORAL:
+            return Family.TEMPORAL
+        return Family.OTHER
+
+
+class Databricks(Spark):
+    """Databricks SQL: the same language. Compiled only; a live session reaches Databricks
+    compute through the `spark` engine (Spark Connect)."""
+
+    name = "databricks"

@@ -1,0 +1,46 @@
+-- packata-sql golden SQL for spark
+-- fused scan
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) AS `m1`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT (`Mixed Case` COLLATE UTF8_BINARY), `select` FROM `it's "odd" ``tbl`` [x]`) AS packata_keys) AS `m2`, COUNT(*) - COUNT(`Mixed Case`) AS `m3`, COUNT(CASE WHEN ((`Mixed Case` COLLATE UTF8_BINARY) = '') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'it\'s') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'back\\slash') OR ((`Mixed Case` COLLATE UTF8_BINARY) = '50%_') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'naïve ☃') OR (`Mixed Case` IS NULL) THEN 1 END) AS `m4`, COUNT(CASE WHEN (((`Mixed Case` COLLATE UTF8_BINARY) = 'A') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'a ') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'x\'y')) THEN NULL ELSE 1 END) AS `m5`, COUNT(CASE WHEN NOT (`Mixed Case` IS NULL) AND REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[A-Z][a-z]*[0-9]?\\z') THEN NULL ELSE 1 END) AS `m6`, COUNT(*) - COUNT(DISTINCT (`Mixed Case` COLLATE UTF8_BINARY)) - COALESCE(MAX(CASE WHEN `Mixed Case` IS NULL THEN 1 ELSE 0 END), 0) AS `m7`, COUNT(CASE WHEN ((`select` = 1) OR (`select` = 2.5) OR (`select` = -3)) THEN NULL ELSE 1 END) AS `m8`, COUNT(CASE WHEN (`flag` = FALSE) THEN 1 END) AS `m9`, COUNT(*) - COUNT(`Mixed Case`) AS `m10`, COUNT(`Mixed Case`) - COUNT(DISTINCT (`Mixed Case` COLLATE UTF8_BINARY)) AS `m11`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN LENGTH(`Mixed Case`) >= 1 THEN NULL ELSE 1 END) AS `m12`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN LENGTH(`Mixed Case`) <= 20 THEN NULL ELSE 1 END) AS `m13`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[A-Z]') THEN NULL ELSE 1 END) AS `m14`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[0-9A-Fa-f]{8}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{12}\\z') THEN NULL ELSE 1 END) AS `m15`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` >= -1.5 THEN NULL ELSE 1 END) AS `m16`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` <= 100 THEN NULL ELSE 1 END) AS `m17`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` < 50 THEN NULL ELSE 1 END) AS `m18`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` > -10 THEN NULL ELSE 1 END) AS `m19`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT `select`, (`Mixed Case` COLLATE UTF8_BINARY) FROM `it's "odd" ``tbl`` [x]` WHERE NOT (`select` IS NULL) AND NOT (`Mixed Case` IS NULL)) AS packata_keys) AS `m20` FROM `it's "odd" ``tbl`` [x]`;
+-- rows
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- pair-duplicates
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT (`Mixed Case` COLLATE UTF8_BINARY), `select` FROM `it's "odd" ``tbl`` [x]`) AS packata_keys) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- nulls
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(`Mixed Case`) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- missing
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN ((`Mixed Case` COLLATE UTF8_BINARY) = '') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'it\'s') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'back\\slash') OR ((`Mixed Case` COLLATE UTF8_BINARY) = '50%_') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'naïve ☃') OR (`Mixed Case` IS NULL) THEN 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- valid
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN (((`Mixed Case` COLLATE UTF8_BINARY) = 'A') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'a ') OR ((`Mixed Case` COLLATE UTF8_BINARY) = 'x\'y')) THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- pattern
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN NOT (`Mixed Case` IS NULL) AND REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[A-Z][a-z]*[0-9]?\\z') THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- duplicates
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(DISTINCT (`Mixed Case` COLLATE UTF8_BINARY)) - COALESCE(MAX(CASE WHEN `Mixed Case` IS NULL THEN 1 ELSE 0 END), 0) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- numbers
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN ((`select` = 1) OR (`select` = 2.5) OR (`select` = -3)) THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- booleans
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN (`flag` = FALSE) THEN 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].required
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - COUNT(`Mixed Case`) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].unique
+SELECT COUNT(*) AS `packata_rows`, COUNT(`Mixed Case`) - COUNT(DISTINCT (`Mixed Case` COLLATE UTF8_BINARY)) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].logicalTypeOptions.minLength
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN LENGTH(`Mixed Case`) >= 1 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].logicalTypeOptions.maxLength
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN LENGTH(`Mixed Case`) <= 20 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].logicalTypeOptions.pattern
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[A-Z]') THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].logicalTypeOptions.format
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `Mixed Case` IS NULL THEN NULL WHEN REGEXP_LIKE((`Mixed Case` COLLATE UTF8_BINARY), '^[0-9A-Fa-f]{8}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{4}\\-[0-9A-Fa-f]{12}\\z') THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[select].logicalTypeOptions.minimum
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` >= -1.5 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[select].logicalTypeOptions.maximum
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` <= 100 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[select].logicalTypeOptions.exclusiveMaximum
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` < 50 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[select].logicalTypeOptions.exclusiveMinimum
+SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` > -10 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].primaryKey
+SELECT COUNT(*) AS `packata_rows`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT `select`, (`Mixed Case` COLLATE UTF8_BINARY) FROM `it's "odd" ``tbl`` [x]` WHERE NOT (`select` IS NULL) AND NOT (`Mixed Case` IS NULL)) AS packata_keys) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[Mixed Case].logicalType: from the catalog (logicalType)
+-- schema[it's "odd"].properties[select].logicalType: from the catalog (logicalType)
+-- schema[it's "odd"].properties[flag].logicalType: from the catalog (logicalType)
