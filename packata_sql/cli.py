@@ -13,7 +13,7 @@ from packata_sql import __version__
 
 #: Kept here (not imported from dialects) so `--help` stays fast; a test pins them equal.
 DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "postgresql", "mysql", "mariadb", "sqlserver",
-                 "snowflake", "bigquery", "trino", "databricks")
+                 "snowflake", "bigquery", "trino", "databricks", "spark")
 STDOUT_FORMATS = ("table", "json", "junit", "markdown", "github")
 
 EXIT_USAGE = 3

@@ -13,7 +13,12 @@ from packata_sql.session import Interrupted, ProviderError, Session
 _DRIVER_DEFAULTS = {
     "postgres": "libpq's default: PGUSER, else the operating-system user",
     "mysql": "PyMySQL's default: an empty user name",
+    "spark": "Spark Connect's default: no user name (the token authenticates)",
 }
+
+
+def _driver_default(engine: str) -> str:
+    return _DRIVER_DEFAULTS.get(engine, "the driver's default")
 
 
 def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
@@ -23,10 +28,10 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
         return ["login: none (a database file, opened read-only)"]
     user_variable, password_variable = credential_variables(endpoint.server or "")
     if from_url:
-        origin = "the --url" if endpoint.user else _DRIVER_DEFAULTS[endpoint.engine]
+        origin = "the --url" if endpoint.user else _driver_default(endpoint.engine)
     else:
         origin = (f"the environment variable {user_variable}" if os.environ.get(user_variable)
-                  else f"{_DRIVER_DEFAULTS[endpoint.engine]} ({user_variable} is not set)")
+                  else f"{_driver_default(endpoint.engine)} ({user_variable} is not set)")
     source = endpoint.password_source
     if source == "url":
         password = "from the --url"
