@@ -50,8 +50,9 @@ SETTINGS = {
     "spark.sql.runSQLOnFiles": "false",
 }
 #: What lets any login out of read-only on Spark: one SELECT can call Java (`reflect`,
-#: `java_method`) or read files by path, and a client can set every SQL setting back.
-ROUTES = ("spark-java-calls", "spark-file-paths", "spark-client-settings")
+#: `java_method`), read files by path or run a command (`TRANSFORM … USING`), and a client can
+#: set every SQL setting back.
+ROUTES = ("spark-java-calls", "spark-file-paths", "spark-script-transforms", "spark-client-settings")
 LIBRARY_RULES = ("library rules: run as generated single SELECTs without side-effect functions; "
                  "the engine does not enforce read-only")
 ADVICE = ("on Databricks, a principal granted only USE CATALOG, USE SCHEMA and SELECT on the "
@@ -68,7 +69,8 @@ _DENIED = {"INSUFFICIENT_PERMISSIONS", "UNAUTHORIZED_ACCESS", "PERMISSION_DENIED
 
 def authored_problem(sql: str) -> str | None:
     """Why an authored query may not run on Spark, or None: it must parse as exactly one query
-    without Java calls, file reads or path relations (`parquet.`/path``)."""
+    without Java calls, file reads, path relations (`parquet.`/path``) or script transforms
+    (`SELECT TRANSFORM(…) USING 'command'` runs an OS command on the executors)."""
     deny = DENY
     try:
         statements = [s for s in sqlglot.parse(sql, read="spark")
@@ -78,6 +80,8 @@ def authored_problem(sql: str) -> str | None:
     if len(statements) != 1 or not isinstance(statements[0], exp.Query):
         return "not-one-select"
     for node in statements[0].walk():
+        if isinstance(node, exp.QueryTransform):
+            return "script-transform"
         if isinstance(node, exp.Func):
             name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
             if deny.denied_function(name) is not None:
