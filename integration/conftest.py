@@ -20,9 +20,13 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
+from packata_sql import engines
 from packata_sql.endpoint import Endpoint, parse_url
 
-REQUIRED_IN_CI = ("postgres", "mysql")
+#: The registry's servers reached by `scheme://user@host/db` URLs (Spark has its own fixture).
+SERVER_ENGINES = tuple(spec.name for spec in engines.connectable()
+                       if spec.kind == engines.NETWORK and spec.url_reader is None)
+REQUIRED_IN_CI = SERVER_ENGINES
 READER, READER_PASSWORD = "packata_ro", "packata_ro"
 _skipped: dict[str, str] = {}
 
@@ -163,7 +167,7 @@ def with_reader(server: Server) -> Server:
 
 
 def _server(engine: str) -> Server | None:
-    prefix = {"postgres": "POSTGRES", "mysql": "MYSQL", "sqlserver": "SQLSERVER"}[engine]
+    prefix = engine.upper()
     admin = os.environ.get(f"PACKATA_TEST_{prefix}_URL")
     if admin:
         reader = os.environ.get(f"PACKATA_TEST_{prefix}_RO_URL")
@@ -198,7 +202,7 @@ def mysql() -> Server:
     return _require("mysql")
 
 
-@pytest.fixture(params=["postgres", "mysql"], scope="session")
+@pytest.fixture(params=SERVER_ENGINES, scope="session")
 def server(request: pytest.FixtureRequest) -> Server:
     return _require(str(request.param))
 

@@ -9,11 +9,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from packata_sql import __version__
+from packata_sql import __version__, engines
 
-#: Kept here (not imported from dialects) so `--help` stays fast; a test pins them equal.
-DIALECT_NAMES = ("duckdb", "sqlite", "postgres", "postgresql", "mysql", "mariadb", "sqlserver",
-                 "snowflake", "bigquery", "trino", "databricks", "spark")
+#: From the registry, which imports no dialect, so `--help` stays fast.
+DIALECT_NAMES = engines.names_and_aliases()
 STDOUT_FORMATS = ("table", "json", "junit", "markdown", "github")
 
 EXIT_USAGE = 3

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from packata_sql import engines
 from packata_sql.cli import UsageError
 from packata_sql.compiler import Compiled, compile_contract
 from packata_sql.contracts.formats import load_declaration
@@ -47,9 +48,10 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
         print("packata-sql: warning: the database URL holds a password, which shell history "
               "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
               "(the password is not shown)", file=sys.stderr)
-    if endpoint.engine == "duckdb" and endpoint.in_memory and not trust_environment:
+    spec = engines.spec(endpoint.engine)
+    if endpoint.in_memory and not spec.memory_read_only and not trust_environment:
         raise UsageError(
-            "an in-memory DuckDB database cannot be opened read-only; point --url at a "
+            f"an in-memory {spec.title} database cannot be opened read-only; point --url at a "
             "database file, or pass --trust-environment to accept an unenforced session"
         )
     return endpoint

@@ -5,25 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from packata_sql import engines
 from packata_sql.contracts.model import Contract
-
-#: Server types and dialect aliases → packata-sql dialect names.
-ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "sqlserver",
-           "sqlserver": "sqlserver", "postgres": "postgres", "mysql": "mysql",
-           "duckdb": "duckdb", "sqlite": "sqlite", "snowflake": "snowflake",
-           "bigquery": "bigquery", "trino": "trino", "databricks": "databricks"}
 
 
 def dialect_name(name: str) -> str | None:
-    return ALIASES.get(name.lower())
+    """The dialect a `--dialect` value names (a name or an alias, any case)."""
+    spec = engines.named(name)
+    return spec.name if spec else None
 
 
 def contract_dialect(contract: Contract) -> str | None:
     """The dialect of the contract's first server whose type packata-sql renders."""
     for server in contract.servers:
-        found = dialect_name(server.type)
-        if found is not None:
-            return found
+        spec = engines.dialect_for_server_type(server.type)
+        if spec is not None:
+            return spec.name
         if server.type.lower() == "custom":
             for key in ("format", "engine", "driver"):
                 value = server.setting(key)

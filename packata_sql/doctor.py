@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import os
 
+from packata_sql import engines
 from packata_sql.contracts.model import Contract
 from packata_sql.endpoint import FILE_ENGINES, Endpoint, credential_variables
 from packata_sql.names import closest_hint, find_column
 from packata_sql.session import Interrupted, ProviderError, Session
 
-_DRIVER_DEFAULTS = {
-    "postgres": "libpq's default: PGUSER, else the operating-system user",
-    "mysql": "PyMySQL's default: an empty user name",
-    "spark": "Spark Connect's default: no user name (the token authenticates)",
-}
-
 
 def _driver_default(engine: str) -> str:
-    return _DRIVER_DEFAULTS.get(engine, "the driver's default")
+    spec = engines.engine(engine)
+    return spec.login_origin if spec else "the driver's default"
 
 
 def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:

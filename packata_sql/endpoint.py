@@ -14,17 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from packata_sql import engines
 from packata_sql.contracts.model import Contract, Server
+from packata_sql.engines import FILE, NETWORK, EngineSpec
 
 MEMORY = ":memory:"
-FILE_ENGINES = ("duckdb", "sqlite")
-NETWORK_ENGINES = ("postgres", "mysql")
-_SCHEMES = {
-    "duckdb": "duckdb", "sqlite": "sqlite",
-    "postgres": "postgres", "postgresql": "postgres",
-    "mysql": "mysql", "mariadb": "mysql",
-}
-_DEFAULT_PORTS = {"postgres": 5432, "mysql": 3306}
+FILE_ENGINES = engines.of_kind(FILE)
+NETWORK_ENGINES = engines.of_kind(NETWORK)
 #: Seconds to open a connection (TCP, TLS and login) when no smaller limit applies.
 CONNECT_TIMEOUT_S = 10.0
 #: The password for `--url` targets, so it need not appear on the command line.
@@ -91,13 +87,12 @@ def parse_url(url: str) -> Endpoint:
     `postgresql://user@host:5432/db?schema=s&sslmode=verify-full`,
     `mysql+pymysql://user@host/db?ssl_ca=/etc/ca.pem`, `sc://host:15002/;token=…` (Spark
     Connect, read in endpoint_spark.py)."""
-    scheme = url.partition(":")[0].split("+", 1)[0].lower()
-    if scheme == "sc":
-        from packata_sql.endpoint_spark import parse_spark_url
-
-        return parse_spark_url(url)
-    if _SCHEMES.get(scheme) in FILE_ENGINES:
-        return _file_url(url, _SCHEMES[scheme])
+    spec = engines.for_scheme(url.partition(":")[0].split("+", 1)[0].lower())
+    if spec is not None and spec.url_reader is not None:
+        endpoint: Endpoint = engines.load(spec.url_reader)(url)
+        return endpoint
+    if spec is not None and spec.kind == FILE:
+        return _file_url(url, spec)
     from sqlalchemy.engine.url import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -106,12 +101,12 @@ def parse_url(url: str) -> Endpoint:
     except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         raise EndpointError(f"the database URL cannot be read: {_URL_HINT}") from None
     scheme = parts.drivername.split("+", 1)[0].lower()
-    engine = _SCHEMES.get(scheme)
-    if engine is None:
+    spec = engines.for_scheme(scheme)
+    if spec is None or spec.url_options is None:
         named = f" '{scheme}'" if scheme.isalpha() else ""  # a word, not a misplaced secret
-        raise EndpointError(
-            f"unsupported database URL scheme{named} (duckdb, sqlite, postgresql, mysql, sc)"
-        )
+        schemes = ", ".join(s.url_schemes[0] for s in engines.connectable())
+        raise EndpointError(f"unsupported database URL scheme{named} ({schemes})")
+    engine = spec.name
     query = _single_values(parts.query)
     if parts.host and "@" in parts.host:
         raise EndpointError("the database URL has two '@': write '@' in a password as %40 "
@@ -124,14 +119,13 @@ def parse_url(url: str) -> Endpoint:
         password, source = os.environ[PASSWORD_VARIABLE], PASSWORD_VARIABLE
     return Endpoint(
         engine, parts.database or "", (schema,) if schema else (),
-        parts.host or "localhost", parts.port or _DEFAULT_PORTS[engine],
-        parts.username or None, password,
-        options=_postgres_options(query) if engine == "postgres" else _mysql_options(query),
+        parts.host or "localhost", parts.port or spec.default_port,
+        parts.username or None, password, options=engines.load(spec.url_options)(query),
         password_source=source,
     )
 
 
-def _file_url(url: str, engine: str) -> Endpoint:
+def _file_url(url: str, spec: EngineSpec) -> Endpoint:
     """A DuckDB or SQLite file URL, read as `make_url` reads it (path after `///`, decoded).
     Such URLs hold no credentials, so the standard library reads them: a DuckDB run does not
     pay SQLAlchemy's import (about twice sqlglot's) at every start."""
@@ -141,12 +135,12 @@ def _file_url(url: str, engine: str) -> Endpoint:
     query = _single_values({name: values[0] if len(values) == 1 else tuple(values)
                             for name, values in parse_qs(parts.query).items()})
     # DuckDB has schemas; SQLite's only namespaces are attached databases.
-    schema = query.pop("schema", "") if engine == "duckdb" else ""
+    schema = query.pop("schema", "") if spec.url_schema else ""
     if query:
-        other = " other than ?schema=" if engine == "duckdb" else ""
-        raise EndpointError(f"a {engine} URL takes no parameters after '?'{other}")
+        other = " other than ?schema=" if spec.url_schema else ""
+        raise EndpointError(f"a {spec.name} URL takes no parameters after '?'{other}")
     database = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
-    return Endpoint(engine, database or MEMORY, (schema,) if schema else ())
+    return Endpoint(spec.name, database or MEMORY, (schema,) if schema else ())
 
 
 def _single_values(query: Mapping[str, str | tuple[str, ...]]) -> dict[str, str]:
@@ -167,7 +161,7 @@ def _unknown(engine: str, query: dict[str, str], accepted: tuple[str, ...]) -> N
                             f"use; it accepts: schema, {', '.join(accepted)}")
 
 
-def _postgres_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
+def postgres_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """libpq's TLS settings, passed to it unchanged."""
     _unknown("postgresql", query, _POSTGRES_PARAMETERS)
     mode = query.get("sslmode")
@@ -176,7 +170,7 @@ def _postgres_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(query.items()))
 
 
-def _mysql_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
+def mysql_options(query: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """MySQL's `ssl_mode` vocabulary; `ssl`, `ssl_verify_cert` and `ssl_verify_identity`
     (PyMySQL's and SQLAlchemy's spellings) are read as modes, and a CA file alone means
     VERIFY_CA as in the mysql client."""
@@ -219,7 +213,7 @@ def from_server(contract: Contract, name: str | None) -> Endpoint:
         if _engine(server) is not None:
             return _endpoint(server, contract.path)
     raise EndpointError("no --url given and the contract has no server packata-sql can reach "
-                        "(duckdb, sqlite, postgres, mysql)")
+                        f"({_reachable()})")
 
 
 def credential_variables(server: str) -> tuple[str, str]:
@@ -228,50 +222,47 @@ def credential_variables(server: str) -> tuple[str, str]:
     return f"PACKATA_{stem}_USERNAME", f"PACKATA_{stem}_PASSWORD"
 
 
-def _engine(server: Server) -> str | None:
-    kind = server.type.lower()
-    if kind in ("spark", "databricks"):
-        return "spark"
-    if kind in _SCHEMES:
-        return _SCHEMES[kind]
-    if kind == "custom":
-        for key in ("format", "engine", "driver"):
-            value = server.setting(key)
-            if isinstance(value, str) and value.lower() == "sqlite":
-                return "sqlite"
-        custom = server.setting("customProperties")
-        if isinstance(custom, list):
-            for entry in custom:
-                if isinstance(entry, dict) and str(entry.get("value", "")).lower() == "sqlite":
-                    return "sqlite"
+def _reachable() -> str:
+    return ", ".join(spec.name for spec in engines.connectable())
+
+
+def _engine(server: Server) -> EngineSpec | None:
+    """The engine a server entry reaches: by its type, or for a `custom` server, the engine
+    its format/engine/driver setting or a customProperties value names."""
+    if server.type.lower() != "custom":
+        return engines.for_server_type(server.type)
+    named = [server.setting(key) for key in ("format", "engine", "driver")]
+    custom = server.setting("customProperties")
+    if isinstance(custom, list):
+        named += [str(entry.get("value", "")) for entry in custom if isinstance(entry, dict)]
+    for value in named:
+        if isinstance(value, str) and value.lower() in engines.custom_server_engines():
+            return engines.engine(value.lower())
     return None
 
 
 def _endpoint(server: Server, contract_path: str) -> Endpoint:
-    engine = _engine(server)
-    if engine is None:
+    spec = _engine(server)
+    if spec is None:
         raise EndpointError(f"server '{server.name}' has type '{server.type}', which this version "
-                            "cannot connect to (duckdb, sqlite, postgres, mysql)")
-    if engine == "spark":
-        from packata_sql.endpoint_spark import spark_server_endpoint
-
-        return spark_server_endpoint(server)
+                            f"cannot connect to ({_reachable()})")
+    if spec.server_reader is not None:
+        endpoint: Endpoint = engines.load(spec.server_reader)(server)
+        return endpoint
     schema_value = server.setting("schema")
     schema = (schema_value,) if isinstance(schema_value, str) and schema_value else ()
-    if engine in NETWORK_ENGINES:
-        return _network_endpoint(server, engine, schema)
-    raw = server.setting("database") if engine == "duckdb" else server.setting("path")
-    raw = raw or server.setting("path") or server.setting("database")
+    if spec.kind == NETWORK:
+        return _network_endpoint(server, spec, schema)
+    raw = server.setting(spec.file_setting) or server.setting("path") or server.setting("database")
     if not isinstance(raw, str) or not raw:
-        key = "database" if engine == "duckdb" else "path"
-        raise EndpointError(f"server '{server.name}' needs '{key}', the database file")
+        raise EndpointError(f"server '{server.name}' needs '{spec.file_setting}', the database file")
     database = raw
     if raw != MEMORY and not os.path.isabs(raw):
         database = os.path.join(os.path.dirname(os.path.abspath(contract_path)), raw)
-    return Endpoint(engine, database, schema, server=server.name)
+    return Endpoint(spec.name, database, schema, server=server.name)
 
 
-def _network_endpoint(server: Server, engine: str, schema: tuple[str, ...]) -> Endpoint:
+def _network_endpoint(server: Server, spec: EngineSpec, schema: tuple[str, ...]) -> Endpoint:
     host = server.setting("host")
     database = server.setting("database")
     if not isinstance(host, str) or not host or not isinstance(database, str) or not database:
@@ -282,7 +273,7 @@ def _network_endpoint(server: Server, engine: str, schema: tuple[str, ...]) -> E
     user_variable, password_variable = credential_variables(server.name)
     password = os.environ.get(password_variable)
     return Endpoint(
-        engine, database, schema, host, port or _DEFAULT_PORTS[engine],
+        spec.name, database, schema, host, port or spec.default_port,
         os.environ.get(user_variable) or None, password,
         server=server.name, password_source=password_variable if password is not None else None,
     )

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 from urllib.parse import unquote
 
+from packata_sql import engines
 from packata_sql.contracts.model import Server
 from packata_sql.endpoint import PASSWORD_VARIABLE, Endpoint, EndpointError, credential_variables
 
 ENGINE = "spark"
-DEFAULT_PORT = 15002
-SERVER_TYPES = ("spark", "databricks")
+DEFAULT_PORT = engines.spec(ENGINE).default_port
 #: Parameters the Spark Connect client reads; any other would be sent to the server as a
 #: gRPC header, so it is refused rather than passed on.
 CLIENT_PARAMETERS = ("use_ssl", "user_id", "user_agent", "session_id", "grpc_max_message_size")

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from packata_sql import engines
 from packata_sql.cli import UsageError
 from packata_sql.dialects import Family
 from packata_sql.endpoint import FILE_ENGINES, Endpoint, EndpointError, parse_url
@@ -21,7 +22,7 @@ _LOGICAL = {Family.TEXT: "string", Family.NUMBER: "number", Family.BOOLEAN: "boo
 def starter(endpoint: Endpoint, name: str, columns: dict[str, Family]) -> dict[str, Any]:
     server: dict[str, Any] = {"server": "main", "type": endpoint.engine}
     if endpoint.engine in FILE_ENGINES:
-        server["database" if endpoint.engine == "duckdb" else "path"] = endpoint.database
+        server[engines.spec(endpoint.engine).file_setting] = endpoint.database
     else:
         server.update(host=endpoint.host, port=endpoint.port, database=endpoint.database)
     if endpoint.schema:

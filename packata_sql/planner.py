@@ -11,6 +11,7 @@ import sqlglot.expressions as exp
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
 from packata_sql.dialects import Dialect, Family
+from packata_sql.engines import ENGINES
 
 ROWS_ALIAS = "packata_rows"
 #: Engines where several COUNT(DISTINCT) in one aggregate copy every input row once per key
@@ -18,7 +19,7 @@ ROWS_ALIAS = "packata_rows"
 #: measurements share one scan and each distinct key gets its own statement. Measured at 1M
 #: rows (benchmarks/README.md): 2 keys split/fused 1.05, 3 keys 0.56, 4 keys 0.36, 6 keys 0.40;
 #: 5M rows with 6 keys: 23-59 s against 95-204 s fused (research/spark section 5).
-DISTINCT_KEYS_APART = frozenset({"spark", "databricks"})
+DISTINCT_KEYS_APART = frozenset(spec.name for spec in ENGINES if spec.distinct_keys_apart)
 SPLIT_FROM = 3
 #: The measurements that count distinct keys: library duplicateValues, constraints unique and
 #: primaryKey.

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from packata_sql import engines
 from packata_sql.dialects import Dialect, Family
 from packata_sql.endpoint import Endpoint
 from packata_sql.facts import ColumnFact
@@ -138,27 +139,12 @@ def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
 
 
 def _engine_session(endpoint: Endpoint) -> TimedSession:
-    if endpoint.engine == "duckdb":
-        from packata_sql.sessions.embedded import DuckDBSession
-
-        return DuckDBSession(endpoint)
-    if endpoint.engine == "sqlite":
-        from packata_sql.sessions.embedded import SQLiteSession
-
-        return SQLiteSession(endpoint)
-    if endpoint.engine == "postgres":
-        from packata_sql.sessions.postgres import PostgresSession
-
-        return PostgresSession(endpoint)
-    if endpoint.engine == "mysql":
-        from packata_sql.sessions.mysql import MySQLSession
-
-        return MySQLSession(endpoint)
-    if endpoint.engine == "spark":
-        from packata_sql.sessions.spark import SparkConnectSession
-
-        return SparkConnectSession(endpoint)
-    raise ProviderError("connection-failed", "unsupported-engine")
+    """The registry's session class for the endpoint's engine, imported only now."""
+    spec = engines.engine(endpoint.engine)
+    if spec is None or spec.session is None:
+        raise ProviderError("connection-failed", "unsupported-engine")
+    session: TimedSession = engines.load(spec.session)(endpoint)
+    return session
 
 
 class TimedSession:

@@ -16,11 +16,12 @@ from packata_sql.compiler import compile_contract
 from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import Category
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.endpoint import FILE_ENGINES, Endpoint
 from packata_sql.report import Report
 from packata_sql.runner import RunOptions, run
 
-ENGINES = ("duckdb", "sqlite")
+#: The in-process engines, from the registry (a new one needs its column types below).
+ENGINES = FILE_ENGINES
 # Column kinds → the type each engine declares.
 _TYPES = {
     "duckdb": {"text": "VARCHAR", "int": "BIGINT", "decimal": "DECIMAL(18, 4)",

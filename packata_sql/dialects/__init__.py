@@ -1,5 +1,6 @@
 """Everything that makes one engine different lives in its module here; nothing else asks
-"which engine am I?". `get_dialect` is the only registry."""
+"which engine am I?". Which engines exist, and which class renders each, is the registry's
+(packata_sql/engines.py); `get_dialect` reads it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
+from packata_sql import engines as _engines
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -183,24 +185,13 @@ def number_literal(number: Fraction) -> exp.Expr:
 
 
 def get_dialect(name: str) -> Dialect:
-    """Raises KeyError for an engine packata-sql cannot render."""
-    from packata_sql.dialects.duckdb import DuckDB
-    from packata_sql.dialects.generated import BigQuery, Snowflake, Trino
-    from packata_sql.dialects.mysql import MySQL
-    from packata_sql.dialects.postgres import Postgres
-    from packata_sql.dialects.spark import Databricks, Spark
-    from packata_sql.dialects.sqlite import SQLite
-    from packata_sql.dialects.sqlserver import SQLServer
-
-    known: dict[str, type[Dialect]] = {
-        "duckdb": DuckDB, "sqlite": SQLite, "postgres": Postgres, "mysql": MySQL,
-        "sqlserver": SQLServer, "snowflake": Snowflake, "bigquery": BigQuery, "trino": Trino,
-        "databricks": Databricks, "spark": Spark,
-    }
-    return known[name]()
+    """Raises KeyError for an engine packata-sql cannot render (aliases are not names here)."""
+    dialect: Dialect = _engines.load(_engines.spec(name).dialect)()
+    return dialect
 
 
-#: Engines whose authored SQL the template binder understands.
-BINDER_DIALECTS = ("duckdb", "sqlite", "postgres", "mysql", "sqlserver", "spark")
+#: Engines whose authored SQL the template binder understands, each pinned by its own vectors.
+BINDER_DIALECTS = tuple(spec.name for spec in _engines.ENGINES
+                        if spec.authored_sql and spec.variant_of is None)
 #: Engines `compile` renders for: the above plus warehouses reached through generated SQL.
-COMPILE_DIALECTS = (*BINDER_DIALECTS, "snowflake", "bigquery", "trino", "databricks")
+COMPILE_DIALECTS = _engines.names()
