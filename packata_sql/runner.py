@@ -60,7 +60,7 @@ class RunOptions:
     #: Told the engine's own message and the SQL of each errored statement (`--verbose`,
     #: stderr only: neither ever reaches a report).
     on_error: Callable[[str, str, str | None], None] | None = None
-    #: `--samples N`: up to N offending rows of each failed library rule, handed as text to
+    #: `--samples N`: up to N offending rows of each failed row-reading rule, handed as text to
     #: `on_samples` (the terminal), never to a result.
     samples: int = 0
     on_samples: Callable[[str, str], None] | None = None
