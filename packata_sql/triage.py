@@ -15,7 +15,7 @@ from packata_sql.report import RuleResult
 from packata_sql.session import Interrupted, ProviderError, Session
 
 if TYPE_CHECKING:
-    from packata_sql.runner import RunOptions
+    from packata_sql.run_state import RunOptions
 
 
 def triage(session: Session, segments: tuple[str, ...], plan: Plan, families: dict[str, Family],
