@@ -2,8 +2,8 @@
 (interpreter, imports, reading and linting the contract) is nearly all of it.
 
 Runs each variant in turn, round after round (interleaved, so a machine whose load changes
-shifts every variant alike), and prints the median and the fastest wall time of whole
-processes next to the floor: the same measurements as one hand-written statement in DuckDB's
+shifts every variant alike), and prints the median and the fastest wall time and the median
+CPU time of whole processes next to the floor: the same measurements as one hand-written statement in DuckDB's
 own Python driver. A variant is this tree or another source tree of packata_sql (`--tree
 NAME=DIR`, e.g. a `git archive` of an older commit), run with this environment's Python.
 Usage: python benchmarks/startup.py [--runs 20] [--rows 1000] [--tree before=/tmp/old]
@@ -12,6 +12,7 @@ Usage: python benchmarks/startup.py [--runs 20] [--rows 1000] [--tree before=/tm
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -38,11 +39,15 @@ def build(directory: Path, rows: int) -> tuple[Path, Path]:
     return database, contract
 
 
-def wall(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, from `wait4`) of one whole process; CPU
+    time moves less than wall time when other work shares the machine."""
     started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=False)
-    return time.perf_counter() - started
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -72,20 +77,25 @@ def main() -> int:
                 directory)
             variants[f"--help ({name})"] = ([sys.executable, "-m", "packata_sql", "--help"],
                                             directory)
-        samples: dict[str, list[float]] = {name: [] for name in variants}
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
         for _ in range(args.runs):
             for name, (command, cwd) in variants.items():
-                samples[name].append(wall(command, cwd))
-    floor_median = statistics.median(next(iter(samples.values())))
+                samples[name].append(timed(command, cwd))
+    floor = next(iter(samples.values()))
+    floor_wall = statistics.median(s[0] for s in floor)
+    floor_cpu = statistics.median(s[1] for s in floor)
     print(f"{args.rows} rows, DuckDB, {args.runs} interleaved runs, Python "
           f"{sys.version.split()[0]}")
     width = max(len(name) for name in samples)
-    print(f"| {'variant':<{width}} | median s | fastest s | median − floor s |")
-    print(f"|{'-' * (width + 2)}|----------|-----------|------------------|")
-    for name, times in samples.items():
-        median = statistics.median(times)
-        print(f"| {name:<{width}} | {median:8.3f} | {min(times):9.3f} "
-              f"| {median - floor_median:16.3f} |")
+    print(f"| {'variant':<{width}} | median s | fastest s | − floor s | median CPU s "
+          f"| CPU − floor s |")
+    print(f"|{'-' * (width + 2)}|----------|-----------|-----------|--------------"
+          f"|---------------|")
+    for name, runs in samples.items():
+        wall = statistics.median(s[0] for s in runs)
+        cpu = statistics.median(s[1] for s in runs)
+        print(f"| {name:<{width}} | {wall:8.3f} | {min(s[0] for s in runs):9.3f} "
+              f"| {wall - floor_wall:9.3f} | {cpu:12.3f} | {cpu - floor_cpu:13.3f} |")
     return 0
 
 
