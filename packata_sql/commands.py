@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from packata_sql import engines
 from packata_sql.cli import UsageError
 from packata_sql.compiler import Compiled, compile_contract
-from packata_sql.contracts.formats import load_declaration
+from packata_sql.contracts.formats import Declared, read_declaration
 from packata_sql.contracts.model import Category, Contract
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
@@ -29,8 +29,14 @@ if TYPE_CHECKING:
 def load_contract(path: str, odcs_between: str, declaration: str | None = None,
                   object_name: str | None = None) -> Contract:
     """Any declaration format (detected from the content unless `declaration` names it)."""
+    return load_source(path, odcs_between, declaration, object_name).contract
+
+
+def load_source(path: str, odcs_between: str, declaration: str | None = None,
+                object_name: str | None = None) -> Declared:
+    """The contract and its parsed document, for commands that lint it too (one parse)."""
     try:
-        return load_declaration(path, declaration=declaration, object_name=object_name,
+        return read_declaration(path, declaration=declaration, object_name=object_name,
                                 inclusive_between=odcs_between == "inclusive")
     except SourceError as error:
         raise UsageError(str(error)) from None
@@ -187,10 +193,11 @@ def check(args: argparse.Namespace) -> int:
 
     fmt = stdout_format(args.format)
     outputs = parse_outputs(args.output, fmt)
-    contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
+    declared = load_source(args.contract, args.odcs_between, args.declaration, args.object)
+    contract = declared.contract
     if dict(contract.declaration).get("format", "odcs") == "odcs":  # lint reads ODCS only
         lint_problems(args.contract, contract, fail_hard=True)
-        notice = schema_notice(args.contract)
+        notice = schema_notice(args.contract, declared.loaded)
         if notice:
             print(f"packata-sql: {notice}", file=sys.stderr)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
@@ -239,8 +246,8 @@ def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning
         stdout = None if fmt == "table" else "table"
     if stdout is None:
         return
-    colour, width = terminal()
-    sys.stdout.write(render(report, stdout, color=colour and stdout == "table", width=width,
+    colour, width = terminal() if stdout == "table" else (False, None)  # rich: the table only
+    sys.stdout.write(render(report, stdout, color=colour, width=width,
                             fail_on_warning=fail_on_warning))
     sys.stdout.flush()
 

@@ -148,10 +148,12 @@ def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
     from packata_sql.catalog import MetricHandler
     from packata_sql.contracts.model import Library
 
-    if not (isinstance(plan.handler, MetricHandler) and isinstance(plan.library, Library)):
-        return None  # constraint handlers do not name their offending rows yet
     context = MeasureContext(dialect, dialect.table(segments), families)
     try:
+        if isinstance(plan.library, Library):
+            assert isinstance(plan.handler, MetricHandler)
+            return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
+        assert not isinstance(plan.handler, MetricHandler)
         return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
     except TypeMismatch:
         return None
@@ -162,9 +164,12 @@ def inspect_sql(query: exp.Select, dialect: Dialect) -> str:
     return dialect.render(query.limit(INSPECT_LIMIT))
 
 
-def sample_sql(query: exp.Select, dialect: Dialect, limit: int) -> str:
+def sample_sql(query: exp.Select, dialect: Dialect, limit: int) -> str | None:
     """Up to `limit` offending rows folded into one text cell, so the read-only single-cell
-    path fetches them (for `--samples`, printed on stderr only)."""
+    path fetches them (for `--samples`, printed on stderr only). None when the query lists
+    every column (`*`, an expression rule), which cannot be folded without naming them."""
+    if any(isinstance(e, exp.Star) for e in query.expressions):
+        return None
     names = [f"c{i}" for i in range(len(query.expressions))]
     parts: list[exp.Expr] = []
     for name in names:

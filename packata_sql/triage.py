@@ -1,5 +1,6 @@
-"""Failure triage (issue 14.5): a failed library rule gets the query that lists its offending
-keys, and with `--samples` a few offending values go to the terminal, never into a result."""
+"""Failure triage (issue 14.5): a failed library or constraint rule gets the query that lists
+its offending keys, and with `--samples` a few offending values go to the terminal, never into
+a result."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from packata_sql.report import RuleResult
 from packata_sql.session import Interrupted, ProviderError, Session
 
 if TYPE_CHECKING:
-    from packata_sql.runner import RunOptions
+    from packata_sql.run_state import RunOptions
 
 
 def triage(session: Session, segments: tuple[str, ...], plan: Plan, families: dict[str, Family],
@@ -24,10 +25,11 @@ def triage(session: Session, segments: tuple[str, ...], plan: Plan, families: di
     query = inspect_query(segments, plan, session.dialect, dict(families))
     if query is None:
         return result
-    if options.samples > 0 and options.on_samples is not None and remaining() > 0:
+    sampled = sample_sql(query, session.dialect, options.samples) if options.samples > 0 \
+        else None
+    if sampled is not None and options.on_samples is not None and remaining() > 0:
         try:
-            row = session.fetch_row(sample_sql(query, session.dialect, options.samples),
-                                    remaining())
+            row = session.fetch_row(sampled, remaining())
             options.on_samples(plan.rule.key, "" if row[0] is None else str(row[0]))
         except (ProviderError, Interrupted) as error:
             engine_error(error, [plan], None)

@@ -184,14 +184,36 @@ class MetricHandler:
                 columns: tuple[str, ...]) -> exp.Select | None:
         """A query listing the offending keys, for failure triage; never run by a check."""
         predicate = self.offending(rule, library, context, columns)
-        if predicate is None:
-            return None
-        selected: list[exp.Expr] = [context.column(c) for c in columns] or [exp.Star()]
-        return exp.select(*selected).from_(context.table.copy()).where(predicate)
+        return None if predicate is None else rows_where(context, columns, predicate)
 
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         raise NotImplementedError
+
+
+def rows_where(context: MeasureContext, columns: tuple[str, ...],
+               predicate: exp.Expr) -> exp.Select:
+    """The checked columns (every column when the rule names none) of the rows a count blames."""
+    selected: list[exp.Expr] = [context.column(c) for c in columns] or [exp.Star()]
+    return exp.select(*selected).from_(context.table.copy()).where(predicate)
+
+
+def repeated_keys(context: MeasureContext, columns: tuple[str, ...], *,
+                  where: exp.Expr | None = None, or_having: exp.Expr | None = None) -> exp.Select:
+    """Each key occurring more than once (or satisfying `or_having`) with its occurrences.
+    Keys group byte for byte, as the distinct counts compare them ('a', 'A' and 'a ' stay
+    apart under any collation); NULLs group as one key, as in SELECT DISTINCT."""
+    shown = [context.column(c) for c in columns]
+    grouped = [context.key(c) for c in columns]
+    grouped += [column for column, key in zip(shown, grouped, strict=True) if key != column]
+    repeated: exp.Expr = exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))
+    if or_having is not None:
+        repeated = exp.Or(this=repeated, expression=or_having)
+    query = exp.select(*shown, exp.alias_(exp.Count(this=exp.Star()), "occurrences", quoted=True))
+    query = query.from_(context.table.copy())
+    if where is not None:
+        query = query.where(where)
+    return query.group_by(*grouped).having(repeated)
 
 
 def check_members(values: object, argument: str, logical_type: str | None, site: Site,

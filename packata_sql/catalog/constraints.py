@@ -12,7 +12,14 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.catalog.base import MeasureContext, TypeMismatch, check_members, logical_family
+from packata_sql.catalog.base import (
+    MeasureContext,
+    TypeMismatch,
+    check_members,
+    logical_family,
+    repeated_keys,
+    rows_where,
+)
 from packata_sql.catalog.metrics import engine_pattern_findings
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Constraint, Finding, Rule, SchemaObject, Site
@@ -88,6 +95,29 @@ class ConstraintHandler:
               columns: tuple[str, ...]) -> exp.Expr:
         raise NotImplementedError
 
+    def offending(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        """The predicate of the rows the count counts. A count `COUNT(x)` of a per-row `x`
+        counts exactly the rows where `x` is not NULL, so that is the predicate: read off the
+        count itself, it cannot drift from it. None for a count of another shape."""
+        return counted_rows(self.count(rule, constraint, context, columns))
+
+    def inspect(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """A query listing the offending keys, for failure triage; never run by a check."""
+        predicate = self.offending(rule, constraint, context, columns)
+        return None if predicate is None else rows_where(context, columns, predicate)
+
+
+def counted_rows(count: exp.Expr) -> exp.Expr | None:
+    """`NOT (x IS NULL)` for `COUNT(x)` over one row's cells; None for any other count."""
+    counted = count.this if isinstance(count, exp.Count) else None
+    if not isinstance(counted, exp.Expr) or isinstance(counted, exp.Star | exp.Distinct) \
+            or counted.find(exp.AggFunc, exp.Select) is not None:
+        return None
+    # Parenthesised: MySQL's HIGH_NOT_PRECEDENCE reads `NOT x IS NULL` as `(NOT x) IS NULL`.
+    return exp.Not(this=exp.paren(_is_null(counted), copy=False))
+
 
 class Required(ConstraintHandler):
     kind = "required"
@@ -95,6 +125,10 @@ class Required(ConstraintHandler):
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         return exp.Sub(this=_rows(), expression=exp.Count(this=context.column(columns[0])))
+
+    def offending(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        return _is_null(context.column(columns[0]))
 
 
 class Unique(ConstraintHandler):
@@ -107,6 +141,11 @@ class Unique(ConstraintHandler):
         return exp.Sub(this=exp.Count(this=context.column(columns[0])),
                        expression=_distinct_keys(context, columns))
 
+    def inspect(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """Each non-NULL value occurring more than once, with its occurrences."""
+        return repeated_keys(context, columns, where=_complete(context, columns))
+
 
 class PrimaryKey(ConstraintHandler):
     """Rows with a NULL in any key column plus excess occurrences of complete keys."""
@@ -116,6 +155,22 @@ class PrimaryKey(ConstraintHandler):
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         return exp.Sub(this=_rows(), expression=_distinct_keys(context, columns))
+
+    def inspect(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """Each key with a NULL in it, and each complete key occurring more than once, with
+        its occurrences."""
+        nulls = [_is_null(context.column(c)) for c in columns]
+        incomplete = nulls[0]
+        for null in nulls[1:]:
+            incomplete = exp.Or(this=incomplete, expression=null)
+        return repeated_keys(context, columns, or_having=exp.paren(incomplete, copy=False))
+
+
+def _complete(context: MeasureContext, columns: tuple[str, ...]) -> exp.Expr:
+    """No key column is NULL."""
+    return exp.and_(*(exp.Not(this=exp.paren(_is_null(context.column(c)), copy=False))
+                      for c in columns))
 
 
 def _text_option(constraint: Constraint, site: Site) -> list[Finding]:

@@ -12,6 +12,7 @@ from packata_sql.catalog.base import (
     check_members,
     held_members,
     logical_family,
+    repeated_keys,
 )
 from packata_sql.catalog.patterns import backtracking_problem, pattern_problem
 from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
@@ -231,10 +232,7 @@ class DuplicateValues(MetricHandler):
     def inspect(self, rule: Rule, library: Library, context: MeasureContext,
                 columns: tuple[str, ...]) -> exp.Select | None:
         """Each duplicated key with how often it occurs (NULL keys grouped as one)."""
-        keys = [context.column(c) for c in columns]
-        return (exp.select(*keys, exp.alias_(_rows(), "occurrences", quoted=True))
-                .from_(context.table.copy()).group_by(*keys)
-                .having(exp.GT(this=_rows(), expression=_ONE)))
+        return repeated_keys(context, columns)
 
 
 HANDLERS: dict[str, MetricHandler] = {

@@ -166,6 +166,15 @@ class UniqueKey(ConstraintHandler):
         incomplete = NotNull().count(rule, constraint, context, columns)
         return exp.Sub(this=rows_minus_keys, expression=incomplete)
 
+    def inspect(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                columns: tuple[str, ...]) -> exp.Select | None:
+        """The repeated keys, as the count reads them: NULL keys among them unless
+        `ignore_nulls`, where rows with a NULL in the key are left out as `unique` leaves them."""
+        if constraint.argument("ignore_nulls") is not True:
+            return HANDLERS["duplicateValues"].inspect(rule, Library("duplicateValues"), context,
+                                                       columns)
+        return CONSTRAINT_HANDLERS["unique"].inspect(rule, constraint, context, columns)
+
 
 class FailingRows(ConstraintHandler):
     """A boolean SQL predicate over one row; rows where it is not true (false or NULL) fail."""

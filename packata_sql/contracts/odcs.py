@@ -105,9 +105,12 @@ class _Reader:
                                              line=self.line((*yaml_path, key))))
 
 
-def load_odcs(path: str, *, inclusive_between: bool = False) -> Contract:
-    """Raises SourceError when the file is not a readable ODCS v3 contract at all."""
-    loaded = load_yaml_file(path)
+def load_odcs(path: str, *, inclusive_between: bool = False,
+              loaded: Loaded | None = None) -> Contract:
+    """Raises SourceError when the file is not a readable ODCS v3 contract at all. `loaded`:
+    the file already parsed (its format detected), so it is not parsed again."""
+    if loaded is None:
+        loaded = load_yaml_file(path)
     document = loaded.value
     if not isinstance(document, dict):
         raise SourceError(path, "not an ODCS contract: the document is not a mapping", 1)

@@ -25,8 +25,10 @@ class KnownKeys:
     server: frozenset[str]
 
 
+@cache
 def official_schema(version: str) -> dict[str, Any]:
-    """The bundled JSON schema of one ODCS version (one of SCHEMA_VERSIONS)."""
+    """The bundled JSON schema of one ODCS version (one of SCHEMA_VERSIONS), read once per
+    process (the loader's known keys and lint share it); callers must not change it."""
     name = f"odcs-json-schema-v{version}.json"
     text = resources.files("packata_sql.contracts").joinpath("schemas", name).read_text("utf-8")
     document: dict[str, Any] = json.loads(text)

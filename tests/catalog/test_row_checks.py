@@ -5,6 +5,12 @@ take the object's other rules down (issue 12)."""
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import re2
 
 from packata_sql.report import Status
 
@@ -90,3 +96,57 @@ def test_limits_and_types(engine, check):
     expected = (Status.INCONCLUSIVE, None) if engine == "duckdb" else (Status.FAILED, 1)
     assert (results["text-range"].status, results["text-range"].value) == expected
     assert (results["text-member"].status, results["text-member"].value) == (Status.FAILED, 1)
+
+
+def _listing(engine: str, database: Path, sql: str) -> list[tuple[object, ...]]:
+    """An inspect query run by hand on the file (SQLite gets a `regexp` function, as the
+    sqlite3 shell gets one from an extension)."""
+    if engine == "duckdb":
+        connection: Any = duckdb.connect(str(database), read_only=True)
+    else:
+        connection = sqlite3.connect(database)
+        connection.create_function("regexp", 2, lambda p, v: None if v is None else int(
+            isinstance(v, str) and re2.search(p, v) is not None))
+    try:
+        return sorted(connection.execute(sql).fetchall(), key=str)
+    finally:
+        connection.close()
+
+
+def test_every_failed_row_check_lists_what_its_count_counts(engine, check, tmp_path):
+    """Issue 14.5 for policy and pipeline rules: the inspect query of each failed rule lists
+    exactly the rows (or repeated keys) its count counts, NULL defaults included."""
+    table = ("t", [("k", "int"), ("s", "nocase"), ("n", "decimal")], [
+        (1, "a", 1), (1, "A", 2), (None, "a ", None), (None, None, 5), (2, "b", 7)])
+    pipeline = """\
+        table: t
+        data_quality:
+          rules:
+            - {name: nn, rule: not_null, columns: [k, s]}
+            - {name: uniq, rule: unique, columns: [k]}
+            - {name: uniq-nn, rule: unique, columns: [k], ignore_nulls: true}
+            - {name: vals, rule: accepted_values, column: s, values: [a, b], allow_null: false}
+            - {name: rx, rule: regex, column: s, pattern: '^[a-z]$'}
+            - {name: rng, rule: range, column: n, minimum: 1, maximum: 5}
+            - {name: expr, rule: expression, expression: n < 6}
+        """
+    sampled: dict[str, str] = {}
+    report = check(engine, pipeline, [table], categories=None, samples=10,
+                   on_samples=lambda key, values: sampled.__setitem__(key, values))
+    database = tmp_path / f"db0.{engine}"
+    listed = {r.key: _listing(engine, database, str(r.inspect_sql)) for r in report.results}
+    assert {r.key: r.value for r in report.results} == {
+        "nn": 2, "uniq": 2, "uniq-nn": 1, "vals": 3, "rx": 2, "rng": 1, "expr": 2}
+    assert listed == {
+        "nn": [(None, "a "), (None, None)],
+        "uniq": [(1, 2), (None, 2)],  # NULL keys are one key, as duplicateValues counts them
+        "uniq-nn": [(1, 2)],
+        "vals": [("A",), ("a ",), (None,)],  # 'A' and 'a ' are other values; NULL not allowed
+        "rx": [("A",), ("a ",)],  # NULL passes a regex rule by default
+        "rng": [(7,)],
+        # An expression names no column: whole rows, where `n < 6` is not true (NULL too).
+        "expr": [(2, "b", 7), (None, "a ", None)],
+    }
+    # `*` cannot be folded into one cell: the expression rule has no samples.
+    assert set(sampled) == {"nn", "uniq", "uniq-nn", "vals", "rx", "rng"}
+    assert sorted(sampled["vals"].split(" | ")) == ["'A'", "'a '", "NULL"]

@@ -19,7 +19,7 @@ def test_license_is_an_spdx_string_and_lint_needs_are_runtime_dependencies():
     assert project["project"]["license"] == "Apache-2.0"
     assert any(r.startswith("setuptools>=77") for r in project["build-system"]["requires"])
     runtime = " ".join(project["project"]["dependencies"])
-    assert "jsonschema" in runtime and "rich" in runtime
+    assert "jsonschema-rs" in runtime and "rich" in runtime
 
 
 def fake_venv(tmp_path: Path, exit_code: int) -> Path:
