@@ -228,6 +228,9 @@ def test_patterns_match_the_same_texts_as_on_the_other_engines(spark, tmp_path):
 
 SQL_RULES = {
     "with_parameter": ("SELECT COUNT(*) FROM {object} WHERE status = {param:wanted}", 1),
+    # Bound by name as data: a quote, backslashes, ':' and '?' in the value change nothing.
+    "tricky_parameter": ("SELECT COUNT(*) FROM {object} WHERE {param:tricky} = "
+                         "'it''s \\\\ :x ? ;' AND status = {param:wanted}", 1),
     # Spark literals read backslash escapes: \\ is one backslash, as the binder writes it.
     "escaped_literal": ("SELECT COUNT(*) FROM {object} WHERE txt = 'a\\nb'", 1),
     "java_call": ("SELECT COUNT(*) FROM {object} WHERE "
@@ -244,7 +247,7 @@ def sql_contract(path: Path) -> Path:
 
 def test_authored_sql_is_refused_without_trust(adversarial, tmp_path):
     report = check(adversarial.reader, sql_contract(tmp_path / "s.yaml"),
-                   parameters={"wanted": "it's"})
+                   parameters={"wanted": "it's", "tricky": "?"})
     assert {r.status for r in report.results} == {Status.ERROR, Status.SKIPPED}
     assert all(r.diagnostic is not None and r.diagnostic.code in (
         "read-only-not-guaranteed", "denied-function") for r in report.results)
@@ -252,9 +255,11 @@ def test_authored_sql_is_refused_without_trust(adversarial, tmp_path):
 
 def test_authored_sql_with_trust_runs_one_select_and_no_java_or_files(adversarial, tmp_path):
     report = check(adversarial.reader, sql_contract(tmp_path / "s.yaml"),
-                   parameters={"wanted": "N/A"}, trust_environment=True)
+                   parameters={"wanted": "N/A", "tricky": "it's \\ :x ? ;"},
+                   trust_environment=True)
     found = {r.key: r for r in report.results}
     assert found["with_parameter"].status is Status.PASSED
+    assert (found["tricky_parameter"].status, found["tricky_parameter"].value) == (Status.PASSED, 1)
     assert found["escaped_literal"].status is Status.PASSED
     assert report.read_only == "trusted"
     # reflect is refused by the binder's deny-list, the path relation by the session's parse.

@@ -47,6 +47,8 @@ class Dialect:
     deny: DenyList = DenyList()
     #: The driver's positional parameter marker.
     parameter_marker: str = "?"
+    #: The engine binds `{param:NAME}` by name (`:NAME`, each name once) instead of by position.
+    named_parameters: bool = False
     #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.
     percent_escapes: bool = False
     #: The session always passes a parameter list (so `%` is always escaped).

@@ -64,8 +64,11 @@ class Spark(Dialect):
     case_insensitive_names = True
     library_metrics = True
     regex_flavor = Flavor.ICU_PCRE  # java.util.regex: a backtracking matcher
+    # `spark.sql(sql, args={name: value})`: the value is bound server-side as data.
+    named_parameters = True
     lexical = LexicalRules(
         strings={"'": True, '"': True},
+        raw_string_prefixes=frozenset("rR"),
         identifiers={"`": "`"},
         nested_block_comments=True,
     )

@@ -19,7 +19,7 @@ import contextlib
 import logging
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlglot
@@ -156,15 +156,27 @@ class SparkConnectSession(TimedSession):
         return str(self._spark.catalog.currentDatabase())
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
-        statement = sql
-        if parameters is not None:  # authored SQL: a second wall behind the trust decision
-            problem = authored_problem(sql)
-            if problem is not None:
-                raise Refused(problem)
-            statement = wrap(sql)
+        """Generated SQL (None), or authored SQL without parameters: the dialect binds
+        `{param:NAME}` by name, so values arrive through `_run_named`."""
+        if parameters:
+            raise ProviderError("provider-error", "positional-parameters")
+        return self._authored(sql, {}) if parameters is not None else self._execute(sql, None)
+
+    def _run_named(self, sql: str, parameters: Mapping[str, object]) -> Result:
+        return self._authored(sql, parameters)
+
+    def _authored(self, sql: str, parameters: Mapping[str, object]) -> Result:
+        """A second wall behind the trust decision: one SELECT without Java or file reads,
+        values bound server-side by name (`:name`), never spliced into the text."""
+        problem = authored_problem(sql)
+        if problem is not None:
+            raise Refused(problem)
+        return self._execute(wrap(sql), dict(parameters) or None)
+
+    def _execute(self, statement: str, args: dict[str, object] | None) -> Result:
         self._spark.addTag(self._tag)
         try:
-            frame = self._spark.sql(statement, args=list(parameters) if parameters else None)
+            frame = self._spark.sql(statement, args=args)
             width = len(frame.columns)
             rows = [tuple(row) for row in frame.take(2)]
         finally:
