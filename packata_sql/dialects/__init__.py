@@ -47,6 +47,9 @@ class Dialect:
     deny: DenyList = DenyList()
     #: The driver's positional parameter marker.
     parameter_marker: str = "?"
+    #: Fractional-second digits a timestamp or time column keeps when its type names none
+    #: (MySQL's DATETIME keeps none).
+    time_fraction_digits: int = 6
     #: The engine binds `{param:NAME}` by name (`:NAME`, each name once) instead of by position.
     named_parameters: bool = False
     #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.
@@ -159,11 +162,6 @@ class Dialect:
 
     def family(self, type_name: str) -> Family:
         return Family.OTHER
-
-    def take_notes(self) -> list[str]:
-        """What rendering decided on the engine's actual types since the last call (Spark: a
-        member the column cannot hold), as warnings for the rule just rendered."""
-        return []
 
     def type_family(self, native_type: str) -> Family:
         """The family of a column's declared type in the catalog; the same as `family` except

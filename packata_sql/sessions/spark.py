@@ -26,7 +26,7 @@ import sqlglot
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Family
-from packata_sql.dialects.spark import DENY, Spark, decimal_type
+from packata_sql.dialects.spark import DENY, Spark
 from packata_sql.endpoint import Endpoint
 from packata_sql.endpoint_spark import connection_string
 from packata_sql.facts import ColumnFact
@@ -119,7 +119,7 @@ class SparkConnectSession(TimedSession):
         self._endpoint = endpoint
         self._spark: Any = None
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
-        self._dialect = Spark()  # typed: the session tells it the server's collations and decimals
+        self._dialect = Spark()  # typed: the session tells it whether the server has collations
         self.dialect = self._dialect
         # No read-only mode and no grants to verify on open-source Spark: authored SQL needs
         # --trust-environment (readonly.decide), library SQL is generated single SELECTs.
@@ -185,13 +185,7 @@ class SparkConnectSession(TimedSession):
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
-        types = {str(f.name): f.dataType.simpleString() for f in fields}
-        decimals = {name.casefold(): decimal_type(kind) for name, kind in types.items()}
-        # For the scan built next: members are checked against these types (dialects/spark.py).
-        self._dialect.decimal_columns = {
-            name: found for name, found in decimals.items() if found is not None
-        }
-        return {name: self.dialect.family(kind) for name, kind in types.items()}
+        return {str(f.name): self.dialect.family(f.dataType.simpleString()) for f in fields}
 
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
