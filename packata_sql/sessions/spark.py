@@ -146,6 +146,11 @@ class SparkConnectSession(TimedSession):
         major = int(str(self._spark.version).split(".")[0])
         self._dialect.collations = major >= 4
         schema = self._endpoint.schema
+        if len(schema) == 1 and schema[0] == self._spark.conf.get(
+                "spark.sql.globalTempDatabase", "global_temp"):
+            # Global temporary views: a schema names them, but it cannot be made current;
+            # library SQL qualifies every object with the declared schema anyway.
+            return schema[0]
         try:
             if len(schema) > 1:
                 self._spark.catalog.setCurrentCatalog(schema[-2])
