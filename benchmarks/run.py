@@ -4,6 +4,9 @@ process), one query per rule, and datacontract-cli, on DuckDB tables of 1M and 1
 Prints one table per size: median wall time and median peak RSS of whole processes over RUNS
 runs, the ratio to the floor, and the statements that scan the table. Quote ratios, not seconds.
 Usage: python benchmarks/run.py [--sizes 1000000 10000000] [--runs 5] [--no-datacontract]
+       [--postgres-url URL] [--spark-url URL | --no-spark] [--spark-rows 1000000]
+The Spark row (benchmarks/spark.py) runs on --spark-url, or on a local Spark Connect server
+started with .ci/spark.sh (and stopped after) when pyspark and Java are installed.
 """
 
 from __future__ import annotations
@@ -344,6 +347,12 @@ def main() -> int:
     parser.add_argument("--postgres-rows", type=int, default=1_000_000)
     parser.add_argument("--datacontract-venv", type=Path, default=DCC_VENV,
                         help="where datacontract-cli is (or gets) installed")
+    parser.add_argument("--spark-url", default=os.environ.get("PACKATA_TEST_SPARK_URL"),
+                        help="a Spark Connect server for the Spark row (default: "
+                             "PACKATA_TEST_SPARK_URL; without one, a local server is started "
+                             "with .ci/spark.sh when pyspark and Java are installed)")
+    parser.add_argument("--spark-rows", type=int, default=1_000_000)
+    parser.add_argument("--no-spark", action="store_true", help="leave the Spark row out")
     args = parser.parse_args()
     import duckdb
 
@@ -358,7 +367,44 @@ def main() -> int:
         print_table(rows, bench_postgres(args.postgres_url, rows, args.runs), "PostgreSQL")
     else:
         print("\nPostgreSQL: not measured (no --postgres-url or PACKATA_TEST_POSTGRES_URL)")
+    if not args.no_spark:
+        bench_spark(args.spark_url, args.spark_rows, args.runs)
     return 0
+
+
+#: Where a Spark server started for the benchmark keeps its state, and its port (not CI's).
+SPARK_STATE = HERE / ".spark"
+SPARK_PORT = "15004"
+
+
+def bench_spark(url: str | None, rows: int, runs: int) -> None:
+    """The Spark row (benchmarks/spark.py): on the given server, or on a local one started
+    with .ci/spark.sh and stopped after, when pyspark and Java are installed."""
+    import importlib.util
+
+    started_here = False
+    if not url:
+        if shutil.which("java") is None or importlib.util.find_spec("pyspark") is None:
+            print("\nSpark: not measured (no --spark-url or PACKATA_TEST_SPARK_URL, and no "
+                  "pyspark and Java to start a local server)")
+            return
+        environment = {**os.environ, "SPARK_STATE": str(SPARK_STATE),
+                       "PACKATA_SPARK_PORT": SPARK_PORT}
+        subprocess.run(["bash", str(HERE.parent / ".ci" / "spark.sh"), "start"], check=True,
+                       env=environment)
+        started_here = True
+        url = (SPARK_STATE / "url").read_text(encoding="utf-8").strip()
+    try:
+        import spark as spark_bench
+
+        print(f"\nSpark: load average before {os.getloadavg()[0]:.1f}")
+        results, plans = spark_bench.measure(url, rows, runs)
+        spark_bench.print_table(rows, runs, results, plans)
+        print(f"Spark: load average after {os.getloadavg()[0]:.1f}")
+    finally:
+        if started_here:
+            subprocess.run(["bash", str(HERE.parent / ".ci" / "spark.sh"), "stop"],
+                           env=environment, check=False)
 
 
 if __name__ == "__main__":

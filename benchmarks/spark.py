@@ -2,7 +2,7 @@
 chooses for Spark (non-distinct metrics fused, one statement per distinct key) against the
 naive single fused statement and one statement per rule, over the 13 rules of `run.py` on an
 `events` table of N rows built in Spark. Not run in CI (one fused statement takes tens of
-seconds at 1M rows on 2 cores).
+seconds at 1M rows on 2 cores). `make bench` (benchmarks/run.py) runs it as its Spark row.
 
 Usage: python benchmarks/spark.py --url 'sc://localhost:15002/;token=…' [--rows 1000000]
        [--runs 1]   (or PACKATA_TEST_SPARK_URL; `bash .ci/spark.sh start` starts a server)
@@ -72,6 +72,45 @@ def statements(contract: Path) -> dict[str, list[str]]:
     return plans
 
 
+def measure(url: str, rows: int, runs: int) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """Median seconds of each plan over `runs` runs, and the plans' statements."""
+    started = time.perf_counter()
+    build(url, rows)
+    print(f"built {rows} rows in Spark in {time.perf_counter() - started:.1f} s "
+          f"(pattern {PATTERN})")
+    with tempfile.TemporaryDirectory() as work:
+        contract = Path(work) / "contract.yaml"
+        document = contract_document(Path(work) / "unused.duckdb")
+        del document["servers"]
+        contract.write_text(yaml.safe_dump(document), encoding="utf-8")
+        plans = statements(contract)
+    session = open_session(parse_url(url), trust_environment=False)
+    results: dict[str, float] = {}
+    try:
+        session.fetch_row(f"SELECT COUNT(*) FROM {DATABASE}.events", 600)  # warm the cache
+        for name, sqls in plans.items():
+            samples = []
+            for _ in range(runs):
+                begun = time.perf_counter()
+                for sql in sqls:
+                    session.fetch_row(sql, 3600)
+                samples.append(time.perf_counter() - begun)
+            results[name] = statistics.median(samples)
+    finally:
+        session.close()
+    return results, plans
+
+
+def print_table(rows: int, runs: int, results: dict[str, float],
+                plans: dict[str, list[str]]) -> None:
+    chosen = results["chosen (Spark plan)"]
+    print(f"\n{rows:,} rows, Spark (Spark Connect), {len(RULES)} library rules, "
+          f"median of {runs} run(s)")
+    print("| plan | statements | seconds | × chosen |\n|---|---|---|---|")
+    for name, seconds in results.items():
+        print(f"| {name} | {len(plans[name])} | {seconds:.1f} | {seconds / chosen:.2f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default=os.environ.get("PACKATA_TEST_SPARK_URL"))
@@ -80,34 +119,8 @@ def main() -> int:
     args = parser.parse_args()
     if not args.url:
         parser.error("give --url (a Spark Connect URL) or set PACKATA_TEST_SPARK_URL")
-    started = time.perf_counter()
-    build(args.url, args.rows)
-    print(f"built {args.rows} rows in {time.perf_counter() - started:.1f} s (pattern {PATTERN})")
-    with tempfile.TemporaryDirectory() as work:
-        contract = Path(work) / "contract.yaml"
-        document = contract_document(Path(work) / "unused.duckdb")
-        del document["servers"]
-        contract.write_text(yaml.safe_dump(document), encoding="utf-8")
-        plans = statements(contract)
-    session = open_session(parse_url(args.url), trust_environment=False)
-    results: dict[str, float] = {}
-    try:
-        session.fetch_row(f"SELECT COUNT(*) FROM {DATABASE}.events", 600)  # warm the cache
-        for name, sqls in plans.items():
-            samples = []
-            for _ in range(args.runs):
-                begun = time.perf_counter()
-                for sql in sqls:
-                    session.fetch_row(sql, 3600)
-                samples.append(time.perf_counter() - begun)
-            results[name] = statistics.median(samples)
-    finally:
-        session.close()
-    chosen = results["chosen (Spark plan)"]
-    print(f"\n{args.rows} rows, {len(RULES)} rules, median of {args.runs} run(s)")
-    print("| plan | statements | seconds | × chosen |\n|---|---|---|---|")
-    for name, seconds in results.items():
-        print(f"| {name} | {len(plans[name])} | {seconds:.1f} | {seconds / chosen:.2f} |")
+    results, plans = measure(args.url, args.rows, args.runs)
+    print_table(args.rows, args.runs, results, plans)
     return 0
 
 

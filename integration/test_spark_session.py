@@ -39,8 +39,8 @@ def test_connection_problems_are_categories_without_secrets(spark):
 
 def test_binder_vectors_execute_on_spark(spark):
     """dialects/spark.yaml: every case with `run` binds and returns its cell on Spark, through
-    the trusted session's single-SELECT wall (tables are built once per distinct fixture and
-    named `vector_<n>`: Spark table names are [A-Za-z0-9_])."""
+    the trusted session's single-SELECT wall, with its `values` bound by name (tables are built
+    once per distinct fixture and named `vector_<n>`: Spark table names are [A-Za-z0-9_])."""
     from packata_sql.template import bind
 
     vectors = Path(__file__).resolve().parents[1] / "dialects" / "spark.yaml"
@@ -66,7 +66,9 @@ def test_binder_vectors_execute_on_spark(spark):
                 bound, problems = bind(case["sql"], dialect, segments, case["property"])
                 assert bound is not None, (case["id"], problems)
                 try:
-                    result = session.fetch_cell(bound.sql, [], 60)
+                    # Named values (`:name`) where the case has any, bound server-side.
+                    values = case.get("values")
+                    result = session.fetch_cell(bound.sql, values if values else [], 60)
                 except ProviderError as error:
                     pytest.fail(f"{case['id']}: {error.category} {error.code}")
                 assert (case["id"], result.rows) == (case["id"], [(case["run"],)])

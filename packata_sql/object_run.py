@@ -79,17 +79,41 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         else:
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
-    for scan in plan_scans(segments, runnable, session.dialect, families):
+    natives = _native_types(session, segments, families)
+    for scan in plan_scans(segments, runnable, session.dialect, families, natives):
         for plan, note in scan.notes:
             finding = Finding("member-not-representable", note, plan.rule.source_path,
                               Level.WARNING, rule_key=plan.rule.key)
             if finding not in state.notes:
                 state.notes.append(finding)
         state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
-        _measure(state, session, scan, families)
+        _measure(state, session, scan, families, natives)
 
 
-def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, Family]) -> None:
+def _native_types(session: Session, segments: tuple[str, ...],
+                  families: dict[str, Family]) -> dict[str, str]:
+    """The measured number and date/time columns' types as the catalog names them (one
+    catalog read per object), so members and bounds are checked against the column's
+    precision, scale and kind (catalog/holding.py); nothing when the catalog cannot say."""
+    wanted = {name for name, family in families.items()
+              if family in (Family.NUMBER, Family.TEMPORAL)}
+    if not wanted or session.dialect.dynamic_typing:
+        return {}
+    try:
+        facts = session.column_facts(segments)
+    except (ProviderError, Interrupted):
+        return {}
+    found = {}
+    for name in wanted:
+        fact = next((f for f in facts if f.name == name), None) or next(
+            (f for f in facts if session.dialect.same_name(f.name, name)), None)
+        if fact is not None:
+            found[name] = fact.native_type
+    return found
+
+
+def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, Family],
+             natives: dict[str, str]) -> None:
     """Runs one scan; a failed fused scan falls back to one statement per rule."""
     if not scan.plans:
         return
@@ -108,8 +132,8 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
             state.settle(scan.plans, Status.ERROR, error.category, error.code)
             return
         for plan in scan.plans:  # one bad rule must not take the others down
-            alone = build_scan(scan.object_segments, [plan], session.dialect, families)
-            _measure(state, session, alone, families)
+            alone = build_scan(scan.object_segments, [plan], session.dialect, families, natives)
+            _measure(state, session, alone, families, natives)
         return
     elapsed = int((state.clock() - started) * 1000)
     for index, plan in enumerate(scan.plans):

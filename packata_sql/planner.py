@@ -35,7 +35,7 @@ class Scan:
     sql: str
     #: Rules left out because their column type cannot be compared without a cast.
     mismatched: tuple[Plan, ...] = ()
-    #: Warnings the dialect raised while rendering a plan (Dialect.take_notes).
+    #: Warnings rendering raised for a plan (a member its column cannot hold).
     notes: tuple[tuple[Plan, str], ...] = ()
 
 
@@ -81,14 +81,16 @@ def build_scan(
     plans: Sequence[Plan],
     dialect: Dialect,
     families: Mapping[str, Family | None],
+    native_types: Mapping[str, str] | None = None,
 ) -> Scan:
+    """`native_types`: the columns' types as the catalog names them, where read, so members
+    and bounds are checked against them (catalog/holding.py)."""
     table = dialect.table(segments)
-    context = MeasureContext(dialect, table, families)
+    context = MeasureContext(dialect, table, families, native_types or {})
     columns: list[exp.Expr] = [exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)]
     measured: list[Plan] = []
     mismatched: list[Plan] = []
     notes: list[tuple[Plan, str]] = []
-    dialect.take_notes()
     for plan in plans:
         try:
             count = plan.count(context)
@@ -96,7 +98,7 @@ def build_scan(
             mismatched.append(plan)
             continue
         finally:
-            notes += [(plan, note) for note in dialect.take_notes()]
+            notes += [(plan, note) for note in context.take_notes()]
         columns.append(exp.alias_(count, f"m{len(measured) + 1}", quoted=True))
         measured.append(plan)
     sql = dialect.render(exp.select(*columns).from_(table))
@@ -108,6 +110,7 @@ def plan_scans(
     plans: Sequence[Plan],
     dialect: Dialect,
     families: Mapping[str, Family | None],
+    native_types: Mapping[str, str] | None = None,
 ) -> list[Scan]:
     """The statements measuring one object: one fused scan, or on engines in
     DISTINCT_KEYS_APART with SPLIT_FROM single-column distinct keys or more, one scan for the
@@ -122,9 +125,9 @@ def plan_scans(
             shared.append(plan)
     single_keys = sum(1 for key in keyed if len(key) == 1)
     if dialect.name not in DISTINCT_KEYS_APART or single_keys < SPLIT_FROM:
-        return [build_scan(segments, plans, dialect, families)]
+        return [build_scan(segments, plans, dialect, families, native_types)]
     groups = ([shared] if shared else []) + list(keyed.values())
-    return [build_scan(segments, group, dialect, families) for group in groups]
+    return [build_scan(segments, group, dialect, families, native_types) for group in groups]
 
 
 def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Family | None]:

@@ -112,7 +112,10 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
     if state.remaining() <= 0:
         state.settle([plan], Status.INCONCLUSIVE, "budget-exhausted")
         return
-    values = [state.options.parameters[name] for name in plan.parameters]
+    values: list[object] | dict[str, object] = \
+        {name: state.options.parameters[name] for name in plan.parameters} \
+        if session.dialect.named_parameters \
+        else [state.options.parameters[name] for name in plan.parameters]
     started = state.clock()
     try:
         result = session.fetch_cell(plan.sql, values, state.remaining())

@@ -92,6 +92,12 @@ def _region_at(text: str, index: int, rules: LexicalRules) -> Region | None:
         closer = rules.identifiers[char]
         doubled = char not in rules.undoubled_identifiers
         return Region(IDENTIFIER, index, _identifier_end(text, index, closer, doubled))
+    if char in rules.raw_string_prefixes and following in rules.strings \
+            and not _after_word(text, index):
+        close = text.find(following, index + 2)
+        if close < 0:
+            raise LexicalError("unterminated-string", index + 1)
+        return Region(STRING, index + 1, close + 1)
     if char in rules.escape_string_prefixes and following == "'" and not _after_word(text, index):
         end = _quoted_end(text, index + 1, "'", True)
         return Region(STRING, index + 1, end)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -119,7 +119,8 @@ class Session(Protocol):
 
     def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
 
-    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result: ...
+    def fetch_cell(self, sql: str, parameters: Sequence[object] | Mapping[str, object],
+                   limit_s: float) -> Result: ...
 
     def cancel(self) -> None: ...
 
@@ -203,9 +204,19 @@ class TimedSession:
             raise ProviderError("provider-error", "not-one-row")
         return rows[0]
 
-    def fetch_cell(self, sql: str, parameters: Sequence[object], limit_s: float) -> Result:
+    def _run_named(self, sql: str, parameters: Mapping[str, object]) -> Result:
+        """Authored SQL with `:name` markers, on engines whose dialect binds by name."""
+        raise NotImplementedError
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object] | Mapping[str, object],
+                   limit_s: float) -> Result:
+        """Authored SQL; `parameters` are values in marker order, or by name where the
+        dialect has `named_parameters`."""
         if not self.decision.authored_sql:
             raise ProviderError("read-only-not-guaranteed")
+        if isinstance(parameters, Mapping):
+            named = dict(parameters)
+            return self._timed(lambda: self._run_named(sql, named), limit_s)
         return self._timed(lambda: self._run(sql, list(parameters)), limit_s)
 
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:

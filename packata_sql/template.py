@@ -35,6 +35,9 @@ PLACEHOLDER = re.compile(
     r"(?P<qualifier>\$?\{schema\}\.(?=\$?\{(?:object|table|model)\}))?"
     r"\$?\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<argument>[A-Za-z_][A-Za-z0-9_]*))?\}"
 )
+#: A `{param:…}` whose name PLACEHOLDER does not accept (`{param:1a}`, `{param:a-b}`): without
+#: this it would stay in the SQL as text and fail on the engine.
+_MALFORMED_PARAMETER = re.compile(r"\$?\{param:(?P<name>[^{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,9 @@ class Problem:
 @dataclass(frozen=True)
 class Bound:
     sql: str
-    parameters: tuple[str, ...]  # parameter names, in marker order
+    #: Parameter names in marker order; with named markers (Spark `:name`) each name once, in
+    #: order of first use.
+    parameters: tuple[str, ...]
 
 
 _LEXICAL_MESSAGES = {
@@ -98,6 +103,8 @@ def bind(
         pieces.append(chunk)
     if problems:
         return None, _unique(problems)
+    if dialect.named_parameters:
+        parameters = list(dict.fromkeys(parameters))
     return Bound(finish("".join(pieces), dialect, bool(parameters)), tuple(parameters)), []
 
 
@@ -148,7 +155,7 @@ def _bind_code(chunk: str, dialect: Dialect, names: Names, parameters: list[str]
             return match.group(0)
         if name == "param" and argument:
             parameters.append(argument)
-            return _MARKER
+            return _MARKER_OPEN + argument + _MARKER_CLOSE
         problem = _unresolved(name, names) if argument is None else None
         if problem is not None:
             problems.append(problem)
@@ -162,7 +169,19 @@ def _bind_code(chunk: str, dialect: Dialect, names: Names, parameters: list[str]
         problems.append(_unknown(name))
         return match.group(0)
 
-    return PLACEHOLDER.sub(replace, chunk)
+    bound = PLACEHOLDER.sub(replace, chunk)
+    for malformed in _MALFORMED_PARAMETER.finditer(bound):
+        problems.append(_malformed(malformed.group("name"), dialect))
+    return bound
+
+
+def _malformed(name: str, dialect: Dialect) -> Problem:
+    shown = name if len(name) <= 40 else name[:40] + "…"
+    marker = f"; {dialect.name} binds it as the named parameter ':NAME'" \
+        if dialect.named_parameters else ""
+    return Problem("invalid-parameter-name",
+                   f"'{{param:{shown}}}' is not a parameter name: use letters, digits and '_', "
+                   f"not starting with a digit (as in --param NAME=VALUE){marker}")
 
 
 def _unresolved(name: str, names: Names) -> Problem | None:
@@ -190,14 +209,27 @@ def _unknown(name: str) -> Problem:
 
 
 # A marker that cannot occur in SQL text, swapped for the driver's marker after `%` escaping.
-_MARKER = "\x00packata-param\x00"
+_MARKER_OPEN, _MARKER_CLOSE = "\x00packata-param:", "\x00"
+_MARKERS = re.compile("\x00packata-param:([A-Za-z0-9_]*)\x00")
+# A named marker touching a word would read as another name (`:a` + `1` is `:a1`).
+_WORD = re.compile(r"[\w$:\x00]")
 
 
 def finish(sql: str, dialect: Dialect, has_parameters: bool) -> str:
-    """Escapes `%` for `%`-style drivers when parameters are passed, then writes markers."""
+    """Escapes `%` for `%`-style drivers when parameters are passed, then writes markers:
+    the driver's positional marker, or `:name` where the dialect binds by name."""
     if dialect.percent_escapes and (has_parameters or dialect.always_parameters):
         sql = sql.replace("%", "%%")
-    return sql.replace(_MARKER, dialect.parameter_marker)
+
+    def marker(match: re.Match[str]) -> str:
+        if not dialect.named_parameters:
+            return dialect.parameter_marker
+        start, end = match.span()
+        before = " " if start and _WORD.match(sql[start - 1]) else ""
+        after = " " if end < len(sql) and _WORD.match(sql[end]) else ""
+        return f"{before}:{match.group(1)}{after}"
+
+    return _MARKERS.sub(marker, sql)
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 
 import sqlglot.expressions as exp
 
+from packata_sql.catalog.holding import (
+    ColumnType,
+    column_type,
+    exact_bound,
+    number_problem,
+    temporal_text,
+)
 from packata_sql.catalog.temporal import not_temporal
 from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.values import format_value
 
 UNITS = ("rows", "percent")
 _LOGICAL_FAMILIES = {
@@ -67,6 +75,43 @@ class MeasureContext:
     dialect: Dialect
     table: exp.Table
     families: Mapping[str, Family | None]  # physical column → family, None when unknown
+    #: Physical column → its type as the engine's catalog names it (`decimal(10,2)`), where
+    #: read: members and bounds are checked against it (catalog/holding.py).
+    native_types: Mapping[str, str] = field(default_factory=dict)
+    #: What rendering decided on the column types (a member a column cannot hold), as
+    #: warnings for the rule being rendered; `take_notes` hands them over.
+    notes: list[str] = field(default_factory=list)
+
+    def take_notes(self) -> list[str]:
+        taken = list(self.notes)
+        self.notes.clear()
+        return taken
+
+    def held(self, name: str) -> ColumnType | None:
+        """What the column's native type holds, on engines whose cells follow it."""
+        native = self.native_types.get(name)
+        if native is None or self.dialect.dynamic_typing:
+            return None
+        return column_type(native, self.dialect)
+
+    def _cannot_hold(self, name: str, member: object, held: ColumnType, why: str) -> exp.Expr:
+        shown = format_value(Fraction(member)) if isinstance(member, int | Decimal) else member
+        note = (f"the member {shown!r} cannot be held by column '{name}' ({held.label}): {why}; "
+                "it matches no cell")
+        if note not in self.notes:
+            self.notes.append(note)
+        return exp.false()
+
+    def number_compare(self, name: str, op: type[exp.Binary], number: Fraction) -> exp.Expr:
+        """`column op number`, exact on every engine: the bound moved onto the column type's
+        step (Spark rounds a finer literal to the column's scale), or TRUE/FALSE beyond the
+        type's range."""
+        column = self.column(name)
+        held = self.held(name)
+        bound = exact_bound(op, number, held) if held is not None else number
+        if isinstance(bound, bool):
+            return exp.true() if bound else exp.false()
+        return op(this=column, expression=number_literal(bound))
 
     def column(self, name: str) -> exp.Column:
         return self.dialect.column(name)
@@ -96,13 +141,24 @@ class MeasureContext:
                 assert isinstance(member, str)
                 if not_temporal(member, None):
                     return exp.false()  # not a date/time at all: it matches no cell
-                return exp.EQ(this=column, expression=exp.Literal.string(member))
+                return self._temporal_equals(name, member)
         if isinstance(member, bool):
             return self.dialect.boolean_equals(column, member)
         if isinstance(member, str):
             return self.dialect.text_equals(column, member)
         assert isinstance(member, int | Decimal)
+        held = self.held(name)
+        why = number_problem(Fraction(member), held) if held is not None else None
+        if held is not None and why is not None:
+            return self._cannot_hold(name, member, held, why)
         return self.dialect.number_equals(column, Fraction(member))
+
+    def _temporal_equals(self, name: str, member: str) -> exp.Expr:
+        held = self.held(name)
+        text, why = temporal_text(member, held) if held is not None else (member, None)
+        if held is not None and (text is None or why is not None):
+            return self._cannot_hold(name, member, held, why or "")
+        return exp.EQ(this=self.column(name), expression=exp.Literal.string(text or member))
 
     def any_member(self, name: str, members: tuple[object, ...]) -> exp.Expr:
         matches: list[exp.Expr] = [exp.paren(self.member_match(name, m), copy=False) for m in members]

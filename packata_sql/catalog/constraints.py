@@ -23,7 +23,7 @@ from packata_sql.catalog.base import (
 from packata_sql.catalog.metrics import engine_pattern_findings
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Constraint, Finding, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.regex import portable
 
 _ONE = exp.Literal.number(1)
@@ -285,12 +285,11 @@ class Bound(ConstraintHandler):
         value = constraint.argument(self.kind)
         assert isinstance(value, int | Decimal)
         column = context.column(columns[0])
-        literal = number_literal(Fraction(value))
         strict = self.kind.startswith("exclusive") or constraint.argument("exclusive") is True
         lower = self.kind in ("minimum", "exclusiveMinimum")
         kind: type[exp.Binary] = (exp.GT if strict else exp.GTE) if lower \
             else (exp.LT if strict else exp.LTE)
-        valid = kind(this=column, expression=literal)
+        valid = context.number_compare(columns[0], kind, Fraction(value))
         return _violations(context, columns[0], _guarded(context.dialect.is_number(column), valid))
 
 

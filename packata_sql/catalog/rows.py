@@ -20,7 +20,7 @@ from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandl
 from packata_sql.catalog.metrics import HANDLERS
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Constraint, Finding, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.regex import portable
 from packata_sql.template import bind
 
@@ -92,7 +92,7 @@ class Range(RowCheck):
         for key, kind in (("minimum", exp.GTE), ("maximum", exp.LTE)):
             bound = constraint.argument(key)
             if isinstance(bound, int | Decimal):
-                tests.append(kind(this=column.copy(), expression=number_literal(Fraction(bound))))
+                tests.append(context.number_compare(name, kind, Fraction(bound)))
         return exp.and_(*tests) if tests else None
 
 

@@ -49,6 +49,11 @@ class Dialect:
     deny: DenyList = DenyList()
     #: The driver's positional parameter marker.
     parameter_marker: str = "?"
+    #: Fractional-second digits a timestamp or time column keeps when its type names none
+    #: (MySQL's DATETIME keeps none).
+    time_fraction_digits: int = 6
+    #: The engine binds `{param:NAME}` by name (`:NAME`, each name once) instead of by position.
+    named_parameters: bool = False
     #: The driver reads `%` as the start of a marker, so literal `%` is written `%%`.
     percent_escapes: bool = False
     #: The session always passes a parameter list (so `%` is always escaped).
@@ -159,11 +164,6 @@ class Dialect:
 
     def family(self, type_name: str) -> Family:
         return Family.OTHER
-
-    def take_notes(self) -> list[str]:
-        """What rendering decided on the engine's actual types since the last call (Spark: a
-        member the column cannot hold), as warnings for the rule just rendered."""
-        return []
 
     def type_family(self, native_type: str) -> Family:
         """The family of a column's declared type in the catalog; the same as `family` except

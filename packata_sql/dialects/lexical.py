@@ -15,6 +15,9 @@ class LexicalRules:
     undoubled_identifiers: frozenset[str] = frozenset()
     #: Prefix letters (E'…') that turn on backslash escapes for a standard string.
     escape_string_prefixes: frozenset[str] = frozenset()
+    #: Prefix letters of raw strings (Spark `r'…'`, `R"…"`): no escapes and no doubled quote,
+    #: the string ends at the first quote like its opener.
+    raw_string_prefixes: frozenset[str] = frozenset()
     hash_comments: bool = False
     #: MySQL: `--` starts a comment only when followed by white space or the end of the text.
     dash_comment_needs_space: bool = False

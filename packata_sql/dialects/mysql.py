@@ -69,6 +69,7 @@ class MySQL(Dialect):
     )
     deny = DENY
     parameter_marker = "%s"
+    time_fraction_digits = 0  # DATETIME, TIMESTAMP and TIME without (n)
     percent_escapes = True
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:

@@ -9,23 +9,21 @@ What differs from the other engines, each measured on Spark 4.3 (research/spark)
   (Spark 4 / Databricks Runtime 16.1; a session on an older server turns it off);
 - string literals read backslash escapes (the session pins
   `spark.sql.parser.escapedStringLiterals=false`), `"…"` is a string, `/* */` comments nest;
-- a decimal member with more fractional digits than the column is rounded to the column's
-  scale before comparing (`DECIMAL(38,18) 0 = 0.0000000000000000001` is true), so members a
-  decimal column cannot hold are rendered FALSE and the others as a literal of its exact type.
+- a decimal literal with more fractional digits than the column is rounded to the column's
+  scale before comparing (`DECIMAL(38,18) 0 = 0.0000000000000000001` is true): members and
+  bounds are checked against the column's type first (catalog/holding.py, on every engine).
 """
 
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
-_DECIMAL = re.compile(r"^decimal\((\d+),\s*(\d+)\)$")
 _TEXT = ("string", "varchar", "char")
 _NUMBER = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "byte", "short",
            "long", "integer", "real")
@@ -45,18 +43,6 @@ DENY = DenyList(
 )
 
 
-def decimal_type(type_name: str) -> tuple[int, int] | None:
-    """(precision, scale) of a Spark `decimal(p,s)` type name, else None."""
-    match = _DECIMAL.match(type_name.strip().lower())
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def fits_decimal(number: Fraction, precision: int, scale: int) -> bool:
-    """Whether a DECIMAL(precision, scale) column can hold `number` exactly."""
-    scaled = number * 10**scale
-    return bool(scaled.denominator == 1 and abs(scaled.numerator) < 10**precision)
-
-
 class Spark(Dialect):
     name = "spark"
     sqlglot_name = "databricks"
@@ -64,20 +50,17 @@ class Spark(Dialect):
     case_insensitive_names = True
     library_metrics = True
     regex_flavor = Flavor.ICU_PCRE  # java.util.regex: a backtracking matcher
+    # `spark.sql(sql, args={name: value})`: the value is bound server-side as data.
+    named_parameters = True
     lexical = LexicalRules(
         strings={"'": True, '"': True},
+        raw_string_prefixes=frozenset("rR"),
         identifiers={"`": "`"},
         nested_block_comments=True,
     )
     deny = DENY
     #: Whether the server has collations (Spark 4); the session turns it off on older servers.
     collations: bool = True
-
-    def __init__(self) -> None:
-        #: (precision, scale) of the decimal columns of the object being measured, by folded
-        #: name; filled by the session's column probe.
-        self.decimal_columns: dict[str, tuple[int, int]] = {}
-        self._notes: list[str] = []
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         if not self.collations:
@@ -90,25 +73,6 @@ class Spark(Dialect):
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as SEMANTICS 3.3 wants.
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
-
-    def number_equals(self, column: exp.Expr, number: Fraction) -> exp.Expr:
-        declared = self.decimal_columns.get(column.name.casefold()) \
-            if isinstance(column, exp.Column) else None
-        if declared is None:
-            return exp.EQ(this=column, expression=number_literal(number))
-        precision, scale = declared
-        if not fits_decimal(number, precision, scale):
-            self._notes.append(
-                f"the member {self.render(number_literal(number))} cannot be held by column "
-                f"'{column.name}' (DECIMAL({precision},{scale})): it matches no cell")
-            return exp.false()  # Spark would round it to the column's scale and match
-        typed = exp.Cast(this=number_literal(number),
-                         to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
-        return exp.EQ(this=column, expression=typed)
-
-    def take_notes(self) -> list[str]:
-        notes, self._notes = self._notes, []
-        return notes
 
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()

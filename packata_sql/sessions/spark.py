@@ -19,14 +19,14 @@ import contextlib
 import logging
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlglot
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Family
-from packata_sql.dialects.spark import DENY, Spark, decimal_type
+from packata_sql.dialects.spark import DENY, Spark
 from packata_sql.endpoint import Endpoint
 from packata_sql.endpoint_spark import connection_string
 from packata_sql.facts import ColumnFact
@@ -123,7 +123,7 @@ class SparkConnectSession(TimedSession):
         self._endpoint = endpoint
         self._spark: Any = None
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
-        self._dialect = Spark()  # typed: the session tells it the server's collations and decimals
+        self._dialect = Spark()  # typed: the session tells it whether the server has collations
         self.dialect = self._dialect
         # No read-only mode and no grants to verify on open-source Spark: authored SQL needs
         # --trust-environment (readonly.decide), library SQL is generated single SELECTs.
@@ -150,6 +150,11 @@ class SparkConnectSession(TimedSession):
         major = int(str(self._spark.version).split(".")[0])
         self._dialect.collations = major >= 4
         schema = self._endpoint.schema
+        if len(schema) == 1 and schema[0] == self._spark.conf.get(
+                "spark.sql.globalTempDatabase", "global_temp"):
+            # Global temporary views: a schema names them, but it cannot be made current;
+            # library SQL qualifies every object with the declared schema anyway.
+            return schema[0]
         try:
             if len(schema) > 1:
                 self._spark.catalog.setCurrentCatalog(schema[-2])
@@ -160,15 +165,27 @@ class SparkConnectSession(TimedSession):
         return str(self._spark.catalog.currentDatabase())
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
-        statement = sql
-        if parameters is not None:  # authored SQL: a second wall behind the trust decision
-            problem = authored_problem(sql)
-            if problem is not None:
-                raise Refused(problem)
-            statement = wrap(sql)
+        """Generated SQL (None), or authored SQL without parameters: the dialect binds
+        `{param:NAME}` by name, so values arrive through `_run_named`."""
+        if parameters:
+            raise ProviderError("provider-error", "positional-parameters")
+        return self._authored(sql, {}) if parameters is not None else self._execute(sql, None)
+
+    def _run_named(self, sql: str, parameters: Mapping[str, object]) -> Result:
+        return self._authored(sql, parameters)
+
+    def _authored(self, sql: str, parameters: Mapping[str, object]) -> Result:
+        """A second wall behind the trust decision: one SELECT without Java or file reads,
+        values bound server-side by name (`:name`), never spliced into the text."""
+        problem = authored_problem(sql)
+        if problem is not None:
+            raise Refused(problem)
+        return self._execute(wrap(sql), dict(parameters) or None)
+
+    def _execute(self, statement: str, args: dict[str, object] | None) -> Result:
         self._spark.addTag(self._tag)
         try:
-            frame = self._spark.sql(statement, args=list(parameters) if parameters else None)
+            frame = self._spark.sql(statement, args=args)
             width = len(frame.columns)
             rows = [tuple(row) for row in frame.take(2)]
         finally:
@@ -177,13 +194,7 @@ class SparkConnectSession(TimedSession):
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
-        types = {str(f.name): f.dataType.simpleString() for f in fields}
-        decimals = {name.casefold(): decimal_type(kind) for name, kind in types.items()}
-        # For the scan built next: members are checked against these types (dialects/spark.py).
-        self._dialect.decimal_columns = {
-            name: found for name, found in decimals.items() if found is not None
-        }
-        return {name: self.dialect.family(kind) for name, kind in types.items()}
+        return {str(f.name): self.dialect.family(f.dataType.simpleString()) for f in fields}
 
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields

@@ -1,5 +1,5 @@
 """The Spark engine's parts that need no server: URLs and servers, the authored-SQL wall,
-per-engine plans, exact decimal members, and the dialect's spelling."""
+per-engine plans, exact decimal text, and the dialect's spelling."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Contract, Server
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.dialects.spark import fits_decimal
 from packata_sql.endpoint import Endpoint, EndpointError, from_server, parse_url
 from packata_sql.endpoint_spark import connection_string
 from packata_sql.plan_json import plan_document
@@ -169,21 +168,6 @@ schema:
     spark = get_dialect("spark")
     document = plan_document(loaded, compile_contract(loaded, spark), spark)
     assert [scan["rules"] for scan in document["scans"]] == [everything[0][:-1]]
-
-
-def test_spark_members_a_decimal_column_cannot_hold_match_nothing():
-    dialect = get_dialect("spark")
-    dialect.decimal_columns = {"amount": (38, 18)}
-    column = exp.Column(this=exp.Identifier(this="Amount", quoted=True))
-    assert dialect.number_equals(column, Fraction(Decimal("1e-19"))) == exp.false()
-    assert dialect.number_equals(column, Fraction(10**20)) == exp.false()
-    assert [n.split(" cannot")[0] for n in dialect.take_notes()] == [
-        "the member 0.0000000000000000001", "the member 100000000000000000000"]
-    assert dialect.take_notes() == []
-    held = dialect.render(dialect.number_equals(column, Fraction(Decimal(MAX))))
-    assert held == f"`Amount` = CAST({MAX} AS DECIMAL(38, 18))"
-    assert fits_decimal(Fraction(-(10**20) + 1), 38, 18)
-    assert not fits_decimal(Fraction(1, 3), 38, 18)
 
 
 def test_spark_text_keys_and_patterns_are_binary_and_java_safe():
