@@ -162,13 +162,28 @@ def test_authored_sql_with_trust_runs_one_select_and_no_java_or_files(adversaria
     assert found["file_read"].diagnostic.provider_code == "path-relation"
 
 
+#: One SELECT that runs an OS command on the executors (Spark's script transformation).
+SCRIPT = "SELECT TRANSFORM(id) USING 'echo packata-route' AS (x) FROM adv"
+
+
+def test_script_transformation_is_a_live_route_on_this_server(adversarial):
+    """Why the session refuses it: the server runs the command for any SELECT-capable login."""
+    admin = adversarial.admin()
+    try:
+        rows = admin.sql(SCRIPT.replace("FROM adv", f"FROM {adversarial.database}.adv")).collect()
+        assert {row["x"] for row in rows} == {"packata-route"}
+    finally:
+        admin.stop()
+
+
 def test_session_refuses_commands_and_java_even_when_trusted(adversarial):
     session = open_session(adversarial.reader, trust_environment=True)
     try:
         for sql, code in [("DROP TABLE adv", "not-one-select"),
                           ("SELECT 1; SELECT 2", "not-one-select"),
                           ("SELECT java_method('java.lang.Math', 'random')", "function:java_method"),
-                          ("SELECT * FROM csv.`/etc/hostname`", "path-relation")]:
+                          ("SELECT * FROM csv.`/etc/hostname`", "path-relation"),
+                          (SCRIPT, "script-transform")]:
             with pytest.raises(ProviderError) as refused:
                 session.fetch_cell(sql, [], 30)
             assert refused.value.code == code
