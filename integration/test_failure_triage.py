@@ -18,8 +18,15 @@ import pytest
 import re2
 import yaml
 
-from integration import test_constraints_on_engines as cons
 from integration.conftest import embedded_database, load_rows
+from integration.test_differential_metrics import (  # noqa: F401 (build is a fixture)
+    CONSTRAINT_COLUMNS,
+    CONSTRAINTS,
+    PHYSICAL,
+    UUID,
+    P,
+    build,
+)
 from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
@@ -60,12 +67,10 @@ def test_inspect_sql_and_samples_on_the_server(server, tables, tmp_path: Path) -
     assert sorted(samples[invalid.key].split(" | ")) == ["'odd's'", "NULL"]
 
 
-# --- constraint rules: the traps of test_constraints_on_engines ------------------------------
+# --- constraint rules: the traps of the differential test's constraint data --------------------
 
-P = "schema[cons].properties"
-UUID = "123e4567-e89b-12d3-a456-426614174000"
-#: What each failed constraint rule's inspect query lists, worked by hand from the ROWS of
-#: test_constraints_on_engines: the offending cells, or the offending keys with their
+#: What each failed constraint rule's inspect query lists, worked by hand from the
+#: CONSTRAINT_ROWS of test_differential_metrics: the offending cells, or the offending keys with their
 #: occurrences. 'a', 'A' and 'a ' are three values in case-insensitive and PAD SPACE columns.
 OFFENDING: dict[str, list[tuple[Any, ...]]] = {
     f"{P}[name].required": [(None,)],
@@ -122,22 +127,18 @@ def _runner(engine: str, path: Path) -> Callable[[str], list[Any]]:
 
 @pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])
 def test_constraint_inspect_sql_lists_exactly_what_the_count_counts(engine, tmp_path, request):
-    if engine in ("duckdb", "sqlite"):
-        database = tmp_path / f"cons.{engine}"
-        endpoint = embedded_database(engine, database, cons.create_statements(engine),
-                                     cons.insert_sql(engine, "?"), cons.ROWS)
-        query = _runner(engine, database)
-    else:
-        server = request.getfixturevalue(engine)
-        setup = ["CREATE EXTENSION IF NOT EXISTS citext"] if engine == "postgres" else []
-        load_rows(server, [*setup, *cons.create_statements(engine)],
-                  cons.insert_sql(engine, "%s"), cons.ROWS)
-        request.addfinalizer(lambda: server.execute(cons.create_statements(engine)[0]))
-        endpoint, query = server.reader, server.execute
-    path = cons.contract(tmp_path / "cons.yaml")
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    document["schema"][0]["properties"][2]["quality"] = [
-        {"metric": "duplicateValues", "mustBe": 0}]
+    # The differential's constraint data, read through its odd-named view.
+    built = request.getfixturevalue("build")(engine, CONSTRAINTS)
+    endpoint = built.endpoint
+    query = _runner(engine, Path(endpoint.database)) if engine in ("duckdb", "sqlite") \
+        else request.getfixturevalue(engine).execute
+    properties = [{"name": name, "physicalName": PHYSICAL.get(name, name), "logicalType": logical,
+                   **declared} for name, (_, logical, declared) in CONSTRAINT_COLUMNS.items()]
+    properties[2]["quality"] = [{"metric": "duplicateValues", "mustBe": 0}]
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "cons", "version": "1",
+                "status": "active",
+                "schema": [{"name": "cons", "physicalName": built.name, "properties": properties}]}
+    path = tmp_path / "cons.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     contract = load_odcs(str(path))
     compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema)
