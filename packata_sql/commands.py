@@ -216,12 +216,27 @@ def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], Non
     """`--verbose`: the engine's message and the SQL of each errored rule, on stderr only,
     with the password masked should a driver echo it."""
     def show(key: str, message: str, sql: str | None) -> None:
-        if endpoint.password:
-            message = message.replace(endpoint.password, "***")
-        print(f"packata-sql: {key or 'connection'}: engine said: {message}", file=sys.stderr)
+        lines = [line for line in masked(message, endpoint).splitlines() if line.strip()] or [""]
+        print(f"packata-sql: {key or 'connection'}: engine said: {lines[0]}", file=sys.stderr)
+        for line in lines[1:]:  # PostgreSQL adds LINE/HINT lines
+            print(f"    {line}", file=sys.stderr)
         if sql:
             print(f"  SQL: {sql}", file=sys.stderr)
     return show
+
+
+def masked(text: str, endpoint: Endpoint) -> str:
+    """`text` with the endpoint's password or token (as typed and percent-encoded, as a URL
+    carries it) and any password-like driver option replaced by `***`."""
+    from urllib.parse import quote, quote_plus
+
+    secrets = {endpoint.password or "", *(value for name, value in endpoint.options
+                                          if "password" in name or "token" in name)}
+    variants = {form for secret in secrets if secret
+                for form in (secret, quote(secret, safe=""), quote_plus(secret))}
+    for secret in sorted(variants, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning: bool) -> None:
