@@ -23,6 +23,7 @@ from packata_sql.runner import RunOptions, run
 
 if TYPE_CHECKING:
     from packata_sql.outputs import Output
+    from packata_sql.session import Session
 
 
 def load_contract(path: str, odcs_between: str, declaration: str | None = None,
@@ -158,11 +159,26 @@ def schema_snapshot(args: argparse.Namespace) -> int:
             try:
                 objects.append((name, session.column_facts((*endpoint.schema, name))))
             except ProviderError as error:
-                raise UsageError(f"cannot read the columns of {name}: {error}") from None
+                hint = ""
+                if error.category == "missing-object":
+                    hint = "; " + _object_hint(session, endpoint, name)
+                raise UsageError(f"cannot read the columns of {name}: {error}{hint}") from None
     finally:
         session.close()
     sys.stdout.write(dumps_snapshot(snapshot_document(endpoint.engine, objects)))
     return 0
+
+
+def _object_hint(session: Session, endpoint: Endpoint, name: str) -> str:
+    """`no object 'ordres'; did you mean 'orders'?`, from the objects the session can see."""
+    from packata_sql.names import closest_hint
+    from packata_sql.session import Interrupted, ProviderError
+
+    try:
+        visible = session.objects(endpoint.declared_schema)
+    except (ProviderError, Interrupted):
+        visible = []
+    return closest_hint("object", name, visible)
 
 
 def _parameters(raw: list[str]) -> list[tuple[str, object]]:

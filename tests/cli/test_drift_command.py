@@ -49,7 +49,9 @@ def test_snapshot_is_deterministic_and_holds_no_data(tmp_path):
                 {"name": "email", "position": 2, "native_type": "VARCHAR", "family": "text",
                  "nullable": True}]}]}
     missing = packata("schema", "snapshot", "--url", url, "--object", "nope")
-    assert missing.returncode == 3 and "nope" in missing.stderr
+    assert missing.returncode == 3 and "no object 'nope'" in missing.stderr
+    misspelt = packata("schema", "snapshot", "--url", url, "--object", "ordres")
+    assert misspelt.returncode == 3 and "did you mean 'orders'?" in misspelt.stderr
 
 
 def drift_run(tmp_path: Path) -> tuple[Path, Path, str, Path]:
