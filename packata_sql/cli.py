@@ -37,6 +37,7 @@ exit codes:
   3    usage error: bad arguments, an unreadable or invalid contract
   4    internal error in packata-sql (set PACKATA_SQL_DEBUG=1 for the traceback)
   130  interrupted (Ctrl-C)
+  141  closed pipe: the reader of stdout went away (`| head`), quietly
 """
 
 

@@ -69,6 +69,16 @@ def test_bare_command_prints_help_with_examples_and_exit_codes():
     assert re.search(r"^\s+2\s+incomplete", done.stdout, re.M)
 
 
+def test_help_lists_the_exit_codes_of_the_readme():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### Exit codes"):readme.index("### Statuses")]
+    documented = {int(code) for code in re.findall(r"\| (\d+)(?: \(1 with [^)]*\))? \|$", table,
+                                                  re.M)}
+    helped = packata("--help").stdout
+    listed = {int(code) for code in re.findall(r"^  (\d+) ", helped.split("exit codes:")[1], re.M)}
+    assert documented == listed == {0, 1, 2, 3, 4, 130, 141}
+
+
 def test_compile_help_lists_every_dialect():
     from packata_sql.cli import DIALECT_NAMES
     from packata_sql.dialects import COMPILE_DIALECTS
