@@ -239,6 +239,16 @@ def test_output_paths_are_checked_before_connecting(shop, tmp_path):
     assert typo.returncode == 3 and "did you mean 'junit'?" in typo.stderr
 
 
+def test_two_outputs_to_one_file_are_refused_before_connecting(shop, tmp_path):
+    contract, _ = shop
+    done = packata("check", str(contract), "--url", "postgresql://x@127.0.0.1:1/db",
+                   "--output", "json=same.out", "--output", f"junit={tmp_path}/same.out",
+                   cwd=tmp_path)
+    assert done.returncode == 3
+    assert f"--output junit: {tmp_path}/same.out is also the json report's file" in done.stderr
+    assert "cannot connect" not in done.stderr and not (tmp_path / "same.out").exists()
+
+
 def test_github_annotations_point_at_rule_lines(shop):
     contract, url = shop
     done = packata("check", str(contract), "--url", url, env={"GITHUB_ACTIONS": "true"})
