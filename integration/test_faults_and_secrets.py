@@ -163,10 +163,10 @@ def test_sentinel_password_in_a_postgres_url_never_leaks(postgres, tmp_path):
         postgres.execute("DROP TABLE IF EXISTS probe")
 
 
-def _connection_code(url: str, tmp_path: Path) -> tuple[str, str]:
+def _connection_code(url: str, tmp_path: Path, *args: str) -> tuple[str, str]:
     contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1},
                                                     {"metric": "rowCount", "mustBe": 2}])
-    done = cli("check", str(contract), "--url", url, "--format", "json")
+    done = cli("check", str(contract), "--url", url, "--format", "json", *args)
     assert done.returncode == 2
     codes = {r["diagnostic"]["code"] for r in json.loads(done.stdout)["rules"]}
     assert len(codes) == 1 and done.stderr.count("cannot connect") == 1
@@ -207,6 +207,37 @@ def test_a_server_that_never_answers_is_a_timeout(tmp_path):
             code, stderr = _connection_code(f"{scheme}://x@127.0.0.1:{port}/db", tmp_path)
             assert code == "connection-timeout" and "did not answer in time" in stderr, scheme
     finally:
+        listener.close()
+
+
+def test_a_host_that_never_answers_the_handshake_is_a_timeout(tmp_path):
+    """What an unroutable host does: TCP's SYN is never answered. A listener whose accept
+    queue is full drops new SYNs (Linux), so connecting hangs in TCP itself, not in the
+    database protocol as above; both drivers still say timeout, with the hint."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    queued = []
+    try:
+        while True:  # fill the accept queue until a connection attempt goes unanswered
+            attempt = socket.socket()
+            attempt.settimeout(1.0)
+            queued.append(attempt)
+            try:
+                attempt.connect(("127.0.0.1", port))
+            except TimeoutError:
+                break
+            assert len(queued) < 100, "the accept queue never filled"
+        for scheme in ("postgresql", "mysql"):
+            code, stderr = _connection_code(f"{scheme}://x@127.0.0.1:{port}/db", tmp_path,
+                                            "--timeout", "3")  # connecting gets 3 s
+            assert code == "connection-timeout" and "did not answer in time" in stderr, scheme
+    finally:
+        for attempt in queued:
+            attempt.close()
         listener.close()
 
 
