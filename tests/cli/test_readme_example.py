@@ -154,6 +154,11 @@ def test_readme_drift_example(tmp_path):
     drift = json.loads(done.stdout)["rules"][0]
     assert drift["changes"] == json.loads(_block("Schema drift", "json"))
     assert done.returncode == 1
+    said = re.search(r"`(false: [^`]*)`", README.read_text(encoding="utf-8"))
+    assert said is not None
+    markdown = _check("check", str(contract), "--url", url, "--baseline", str(baseline),
+                      "--format", "markdown").stdout
+    assert f"| {' '.join(said.group(1).split())} |" in markdown
 
 
 def _orders(path: Path) -> str:
