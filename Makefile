@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,postgres,mysql,dbt]'
 	touch $(STAMP)
 
-# The demo needs only the CLI itself (no test tools, no server drivers).
+# The demo needs only the CLI itself (no test tools, no server drivers). Twice quiet: pip
+# shows errors only, not setuptools' notice that every flat-layout editable install gets
+# (an install that fails still prints its error and stops make).
 $(CLI_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --quiet -e .
 	touch $(CLI_STAMP)
 
 # The CLI exits 1 on the demo's deliberate failures; the demo target itself succeeds.

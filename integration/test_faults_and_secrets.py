@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -12,8 +13,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 
+from integration.conftest import embedded_database
 from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
@@ -160,10 +163,10 @@ def test_sentinel_password_in_a_postgres_url_never_leaks(postgres, tmp_path):
         postgres.execute("DROP TABLE IF EXISTS probe")
 
 
-def _connection_code(url: str, tmp_path: Path) -> tuple[str, str]:
+def _connection_code(url: str, tmp_path: Path, *args: str) -> tuple[str, str]:
     contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1},
                                                     {"metric": "rowCount", "mustBe": 2}])
-    done = cli("check", str(contract), "--url", url, "--format", "json")
+    done = cli("check", str(contract), "--url", url, "--format", "json", *args)
     assert done.returncode == 2
     codes = {r["diagnostic"]["code"] for r in json.loads(done.stdout)["rules"]}
     assert len(codes) == 1 and done.stderr.count("cannot connect") == 1
@@ -204,6 +207,37 @@ def test_a_server_that_never_answers_is_a_timeout(tmp_path):
             code, stderr = _connection_code(f"{scheme}://x@127.0.0.1:{port}/db", tmp_path)
             assert code == "connection-timeout" and "did not answer in time" in stderr, scheme
     finally:
+        listener.close()
+
+
+def test_a_host_that_never_answers_the_handshake_is_a_timeout(tmp_path):
+    """What an unroutable host does: TCP's SYN is never answered. A listener whose accept
+    queue is full drops new SYNs (Linux), so connecting hangs in TCP itself, not in the
+    database protocol as above; both drivers still say timeout, with the hint."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    queued = []
+    try:
+        while True:  # fill the accept queue until a connection attempt goes unanswered
+            attempt = socket.socket()
+            attempt.settimeout(1.0)
+            queued.append(attempt)
+            try:
+                attempt.connect(("127.0.0.1", port))
+            except TimeoutError:
+                break
+            assert len(queued) < 100, "the accept queue never filled"
+        for scheme in ("postgresql", "mysql"):
+            code, stderr = _connection_code(f"{scheme}://x@127.0.0.1:{port}/db", tmp_path,
+                                            "--timeout", "3")  # connecting gets 3 s
+            assert code == "connection-timeout" and "did not answer in time" in stderr, scheme
+    finally:
+        for attempt in queued:
+            attempt.close()
         listener.close()
 
 
@@ -291,3 +325,61 @@ def test_statements_may_run_longer_than_the_connect_limit(mysql, tmp_path):
     endpoint = replace(mysql.reader, connect_timeout_s=1.0)
     report = run(loaded, compiled, endpoint, RunOptions(timeout_s=30))
     assert report.results[0].status is Status.PASSED, report.results[0].diagnostic
+
+
+# What only each engine writes when a query names a column that does not exist: packata-sql's
+# own sentences never say any of it.
+ENGINE_SAID = {
+    "duckdb": 'Binder Error: Referenced column "no_such_column_zz" not found',
+    "sqlite": "OperationalError: no such column: no_such_column_zz",
+    "postgres": 'UndefinedColumn: column "no_such_column_zz" does not exist',
+    "mysql": "Unknown column 'no_such_column_zz'",
+}
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINE_SAID))
+def test_verbose_prints_the_engine_message_on_stderr_only(engine, tmp_path, request):
+    """`-v` prints the engine's own message and the bound SQL of the errored rule on stderr;
+    without `-v`, and in every report, neither appears."""
+    if engine in ("duckdb", "sqlite"):
+        built = embedded_database(engine, tmp_path / f"v.{engine}",
+                                  ["CREATE TABLE probe (c INTEGER)"],
+                                  "INSERT INTO probe VALUES (?)", [[1]])
+        url = f"{engine}:///{built.database}"
+    else:
+        server = request.getfixturevalue(engine)
+        server.execute("DROP TABLE IF EXISTS probe", "CREATE TABLE probe (c INT)",
+                       "INSERT INTO probe VALUES (1)")
+        url = server.reader_url
+    contract = write_contract(tmp_path / "c.yaml", [
+        {"metric": "rowCount", "mustBe": 1},
+        {"type": "sql", "query": "SELECT COUNT(no_such_column_zz) FROM {object}", "mustBe": 0}])
+    report = tmp_path / "r.json"
+    quiet = cli("check", str(contract), "--url", url, "--format", "json")
+    loud = cli("check", str(contract), "--url", url, "--format", "junit", "-v",
+               "--output", f"json={report}", "--progress", "none")
+    assert quiet.returncode == loud.returncode == 2
+    assert ENGINE_SAID[engine] not in quiet.stdout + quiet.stderr
+    assert ENGINE_SAID[engine] in loud.stderr
+    assert loud.stderr.count("engine said:") == 1  # the errored rule only
+    assert re.search(r"^  SQL: SELECT COUNT\(no_such_column_zz\) FROM [\"`]?probe", loud.stderr,
+                     re.M)
+    assert "no_such_column_zz" not in loud.stdout + report.read_text(encoding="utf-8")
+
+
+def test_verbose_shows_the_login_failure_without_the_password(postgres, mysql, tmp_path):
+    """A refused login: `-v` prints what the server said (PostgreSQL and MariaDB name the
+    user), never the password, given in the URL or in PACKATA_PASSWORD."""
+    contract = write_contract(tmp_path / "c.yaml", [{"metric": "rowCount", "mustBe": 1}])
+    said = {"postgres": "password authentication failed for user", "mysql": "Access denied for user"}
+    for server in (postgres, mysql):
+        reader = server.reader
+        place = f"{reader.host}:{reader.port}/{reader.database}"
+        scheme = "postgresql" if server.engine == "postgres" else "mysql"
+        for url, env in ((f"{scheme}://{reader.user}:{SENTINEL}@{place}", {}),
+                         (f"{scheme}://{reader.user}@{place}", {"PACKATA_PASSWORD": SENTINEL})):
+            done = cli("check", str(contract), "--url", url, "-v", "--format", "json",
+                       "--progress", "none", env=env)
+            assert done.returncode == 2
+            assert said[server.engine] in done.stderr, done.stderr
+            assert SENTINEL not in done.stderr + done.stdout

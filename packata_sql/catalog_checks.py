@@ -6,15 +6,15 @@ declares no type)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from packata_sql.compiler import CatalogPlan
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
 from packata_sql.drift import Classification, baseline_of, classify
 from packata_sql.facts import ColumnFact, logical_compatible, physical_matches
-from packata_sql.names import find_column
-from packata_sql.report import RuleResult, Status
+from packata_sql.names import closest, find_column
+from packata_sql.report import RuleResult, Status, result_of
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,9 @@ def catalog_result(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dial
     """The rule's result: a boolean measurement, passed when the schema holds; drift sets the
     severity from its classification."""
     found = answer(plan, facts, dialect)
-    rule = plan.rule
-    return RuleResult(rule.key, rule.source_path, rule.category, found.severity or rule.severity,
-                      Status.PASSED if found.holds else Status.FAILED, name=rule.name,
-                      value=found.holds, failed=found.failed, changes=found.changes)
+    result = result_of(plan.rule, Status.PASSED if found.holds else Status.FAILED,
+                       value=found.holds, failed=found.failed, changes=found.changes)
+    return replace(result, severity=found.severity or result.severity)
 
 
 def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
@@ -48,13 +47,19 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
         name = find_column(dialect, by_name, column, exact=plan.rule.target.exact_property)
         return by_name.get(name) if name is not None else None
 
+    def absent(column: str) -> str:
+        """What was expected of a missing column, with the closest existing one as the fix."""
+        match = closest(column, by_name)
+        return f"the column {column} to exist" + (
+            f" (did you mean '{match}'?)" if match is not None else "")
+
     if constraint.kind == "present" and len(constraint.columns) > 1:  # a policy's fields
         missing = [c for c in constraint.columns if fact_of(c) is None]
-        return Answer(False, tuple(f"the column {c} to exist" for c in missing)) if missing \
+        return Answer(False, tuple(absent(c) for c in missing)) if missing \
             else Answer(True)
     fact = fact_of(constraint.columns[0])
     if fact is None:  # every catalog check of a declared column includes its presence
-        return Answer(False, ("the column to exist",))
+        return Answer(False, (absent(constraint.columns[0]),))
     if constraint.kind == "present":
         return Answer(True)
     if constraint.kind == "logicalType":

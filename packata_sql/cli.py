@@ -36,6 +36,7 @@ exit codes:
   3    usage error: bad arguments, an unreadable or invalid contract
   4    internal error in packata-sql (set PACKATA_SQL_DEBUG=1 for the traceback)
   130  interrupted (Ctrl-C)
+  141  closed pipe: the reader of stdout went away (`| head`), quietly
 """
 
 
@@ -53,25 +54,47 @@ _URL_LIKE = re.compile(r"://|^[A-Za-z][A-Za-z0-9+.-]+:/|^[^/@\s]*:[^/@\s]*@")
 
 class _Parser(argparse.ArgumentParser):
     """argparse, except that no error message repeats an argument the user typed (a value may
-    be a password, or a URL holding one) unless it is one of the parser's own words."""
+    be a password, or a URL holding one) unless it is one of the parser's own words or a
+    misspelt choice (`--category constrain`), shown with the choice it is close to."""
 
     _typed: Sequence[str] = ()
+    _shown: frozenset[str] = frozenset()
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._typed = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices or not isinstance(value, str) \
+                or _URL_LIKE.search(value):
+            super()._check_value(action, value)
+            return
+        import difflib
+
+        names = [str(choice) for choice in choices]
+        close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
+        if not close:  # not a misspelt choice: it may be anything, a password included
+            super()._check_value(action, value)
+            return
+        self._shown = self._shown | {value}
+        raise argparse.ArgumentError(action, f"invalid choice '{value}', did you mean "
+                                             f"'{close[0]}'? (one of: {', '.join(names)})")
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {self._redacted(message)}\n")
 
     def _redacted(self, message: str) -> str:
-        own = _vocabulary(self)
+        own = _vocabulary(self) | self._shown
         hidden = {value for token in self._typed for value in _values(token)} - own
+        url_hidden = False
         for value in sorted(hidden, key=len, reverse=True):
+            before = message
             message = message.replace(repr(value), _NOT_SHOWN)
             message = re.sub(rf"(?<!\S){re.escape(value)}(?!\S)", lambda _: _NOT_SHOWN, message)
-        if "--url" not in message and any(_URL_LIKE.search(value) for value in hidden):
+            url_hidden = url_hidden or (message != before and bool(_URL_LIKE.search(value)))
+        if "--url" not in message and url_hidden:  # only about a value the message held
             message += " (a database URL goes after --url)"
         return message
 

@@ -24,6 +24,7 @@ from packata_sql.runner import RunOptions, run
 
 if TYPE_CHECKING:
     from packata_sql.outputs import Output
+    from packata_sql.session import Session
 
 
 def load_contract(path: str, odcs_between: str, declaration: str | None = None,
@@ -166,11 +167,26 @@ def schema_snapshot(args: argparse.Namespace) -> int:
             try:
                 objects.append((name, session.column_facts((*endpoint.schema, name))))
             except ProviderError as error:
-                raise UsageError(f"cannot read the columns of {name}: {error}") from None
+                hint = ""
+                if error.category == "missing-object":
+                    hint = "; " + _object_hint(session, endpoint, name)
+                raise UsageError(f"cannot read the columns of {name}: {error}{hint}") from None
     finally:
         session.close()
     sys.stdout.write(dumps_snapshot(snapshot_document(endpoint.engine, objects)))
     return 0
+
+
+def _object_hint(session: Session, endpoint: Endpoint, name: str) -> str:
+    """`no object 'ordres'; did you mean 'orders'?`, from the objects the session can see."""
+    from packata_sql.names import closest_hint
+    from packata_sql.session import Interrupted, ProviderError
+
+    try:
+        visible = session.objects(endpoint.declared_schema)
+    except (ProviderError, Interrupted):
+        visible = []
+    return closest_hint("object", name, visible)
 
 
 def _parameters(raw: list[str]) -> list[tuple[str, object]]:
@@ -225,12 +241,27 @@ def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], Non
     """`--verbose`: the engine's message and the SQL of each errored rule, on stderr only,
     with the password masked should a driver echo it."""
     def show(key: str, message: str, sql: str | None) -> None:
-        if endpoint.password:
-            message = message.replace(endpoint.password, "***")
-        print(f"packata-sql: {key or 'connection'}: engine said: {message}", file=sys.stderr)
+        lines = [line for line in masked(message, endpoint).splitlines() if line.strip()] or [""]
+        print(f"packata-sql: {key or 'connection'}: engine said: {lines[0]}", file=sys.stderr)
+        for line in lines[1:]:  # PostgreSQL adds LINE/HINT lines
+            print(f"    {line}", file=sys.stderr)
         if sql:
             print(f"  SQL: {sql}", file=sys.stderr)
     return show
+
+
+def masked(text: str, endpoint: Endpoint) -> str:
+    """`text` with the endpoint's password or token (as typed and percent-encoded, as a URL
+    carries it) and any password-like driver option replaced by `***`."""
+    from urllib.parse import quote, quote_plus
+
+    secrets = {endpoint.password or "", *(value for name, value in endpoint.options
+                                          if "password" in name or "token" in name)}
+    variants = {form for secret in secrets if secret
+                for form in (secret, quote(secret, safe=""), quote_plus(secret))}
+    for secret in sorted(variants, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning: bool) -> None:

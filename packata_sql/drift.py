@@ -95,14 +95,14 @@ def parse_overrides(pairs: Iterable[str]) -> dict[str, Classification]:
 
 def drift_rule(key: str, source_path: str, object_name: str, physical: str,
                fields: Sequence[Field], overrides: Mapping[str, Classification] | None = None,
-               *, exact: bool = True) -> Rule:
+               *, exact: bool = True, line: int | None = None) -> Rule:
     """A constraint rule that classifies the live object's drift from `fields`; `exact`: the
     physical name is the engine's own (a snapshot's, or a declared physicalName)."""
     arguments = (("baseline", tuple(fields)),
                  ("overrides", tuple(sorted((k, v.value) for k, v in (overrides or {}).items()))))
     return Rule(key, source_path, Category.CONSTRAINT,
                 Target(object_name, physical, exact_object=exact),
-                Constraint("drift", (), arguments), severity=Severity.ERROR)
+                Constraint("drift", (), arguments), severity=Severity.ERROR, line=line)
 
 
 def contract_drift_rules(objects: Sequence[SchemaObject], taken: set[str],
@@ -114,7 +114,8 @@ def contract_drift_rules(objects: Sequence[SchemaObject], taken: set[str],
         if key not in taken and obj.physical:
             taken.add(key)
             rules.append(drift_rule(key, f"{obj.source_path}.drift", obj.name, obj.physical,
-                                    fields_from_schema(obj), overrides, exact=obj.exact))
+                                    fields_from_schema(obj), overrides, exact=obj.exact,
+                                    line=obj.line))
     return rules
 
 

@@ -43,6 +43,7 @@ def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
     except ProviderError as error:
         hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
             else None
+        state.engine_error(error, unit.catalog, None)
         state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
         return
     except Interrupted:

@@ -50,8 +50,15 @@ def parse_outputs(raw: list[str], bare_kind: str) -> list[Output]:
 
 
 def check_writable(outputs: list[Output]) -> None:
+    """Every output file can be written, and no two reports share one (the second would
+    silently replace the first)."""
+    taken: dict[Path, Output] = {}
     for output in outputs:
         path = output.path
+        first = taken.setdefault(path.resolve(), output)
+        if first is not output:
+            raise UsageError(f"--output {output.kind}: {path} is also the {first.kind} report's "
+                             "file; give each report a file of its own")
         folder = path.parent if str(path.parent) else Path(".")
         if path.is_dir():
             raise UsageError(f"--output {output.kind}: {path} is a directory; give a file name")

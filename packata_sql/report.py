@@ -7,7 +7,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.contracts.model import Category, Finding, Rule, Severity
+from packata_sql.contracts.model import Category, Constraint, Finding, Library, Rule, Severity
 
 
 class Status(Enum):
@@ -60,9 +60,12 @@ class RuleResult:
     #: another tool), not because something went wrong.
     descriptive: bool = False
     #: Where the rule applies and what it measures, for labels: `object.column`, the metric
-    #: (None for SQL and text rules), its line in the contract, its expectations in words.
+    #: (None for SQL, text and constraint rules), its line in the contract, its expectations
+    #: in words.
     target: str | None = None
     metric: str | None = None
+    #: A constraint's kind (`required`, `maxLength`, `logicalType`, `drift`, …).
+    kind: str | None = None
     line: int | None = None
     expectation: str | None = None
     #: For a failed library rule: a query listing its offending keys (LIMIT 20), to run by hand.
@@ -149,13 +152,18 @@ class Report:
 
 
 def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
-    """A rule's result, with what labels need: where it applies, its metric, its line and
-    its expectations in words."""
+    """A rule's result, with what labels need: where it applies, its metric (or constraint
+    kind), its line and its expectations in words."""
+    from packata_sql.contracts.constraints import catalog_expectation
     from packata_sql.expectations import describe
 
     target = rule.target
+    definition = rule.definition
+    expectation = " and ".join(describe(e) for e in rule.expectations) or (
+        catalog_expectation(definition) if isinstance(definition, Constraint) else None)
     return RuleResult(
         rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
         target=".".join((target.object_name, *target.property_path)),
-        metric=getattr(rule.definition, "metric", None), line=rule.line,
-        expectation=" and ".join(describe(e) for e in rule.expectations) or None, **fields)
+        metric=definition.metric if isinstance(definition, Library) else None,
+        kind=definition.kind if isinstance(definition, Constraint) else None,
+        line=rule.line, expectation=expectation or None, **fields)

@@ -274,10 +274,12 @@ class TimedSession:
         if "error" in outcome:
             error = outcome["error"]
             if isinstance(error, Refused):
-                raise ProviderError("permission-denied", error.code)
-            classified = error if isinstance(error, ProviderError) else self._classify(error)
+                raise ProviderError("permission-denied", error.code) from error
+            if isinstance(error, ProviderError):
+                raise Interrupted if error.category == "timeout" else error
+            classified = self._classify(error)
             if classified.category == "timeout":
                 raise Interrupted
-            raise classified
+            raise classified from error  # the engine's own exception, for `--verbose` only
         value: T = outcome["value"]
         return value

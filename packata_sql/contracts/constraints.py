@@ -64,6 +64,22 @@ def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], li
     return rules, findings
 
 
+def catalog_expectation(constraint: Constraint) -> str | None:
+    """What a catalog check expects, in the words reports print after "expected" (its rule
+    has no `mustBe…` to describe); None for a row-reading constraint."""
+    kind = constraint.kind
+    if kind == "present":
+        names = ", ".join(constraint.columns)
+        return f"the column{'s' if len(constraint.columns) > 1 else ''} {names} to exist"
+    if kind == "logicalType":
+        return f"logicalType {constraint.argument('logicalType')}"
+    if kind == "physicalType":
+        return f"physicalType {constraint.argument('physicalType')}"
+    if kind == "drift":
+        return "no warning or breaking schema drift"
+    return None
+
+
 def primary_key(obj: SchemaObject) -> tuple[SchemaProperty, ...]:
     """The key's properties in `primaryKeyPosition` order (undeclared positions last, in
     declaration order)."""

@@ -55,6 +55,7 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "line": result.line,
         "target": result.target,
         "metric": result.metric,
+        "kind": result.kind,
         "expectation": result.expectation,
         "category": result.category.value,
         "severity": result.severity.value,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from xml.etree import ElementTree
 
 from packata_sql.contracts.model import Severity
-from packata_sql.render.words import expected_text, value_text
+from packata_sql.render.words import value_text, why_text
 from packata_sql.report import Report, RuleResult, Status
 
 
@@ -58,7 +58,7 @@ def _testcase(suite: ElementTree.Element, report: Report, result: RuleResult,
     })
     out: list[str] = []
     measured = value_text(result)
-    message = f"measured {measured}; expected {expected_text(result)}" if measured else ""
+    message = f"measured {measured}; {why_text(result)}" if measured else ""
     if _is_failure(result, fail_on_warning):
         failure = ElementTree.SubElement(case, "failure", {
             "type": result.severity.value, "message": message})

@@ -4,8 +4,11 @@ for a terminal, honouring NO_COLOR and FORCE_COLOR); files get plain text."""
 from __future__ import annotations
 
 import io
+import re
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -53,19 +56,47 @@ def _descriptive(report: Report) -> str:
             " (--accept-unexecutable accepts them)")
 
 
-def _rule_cell(result: RuleResult) -> Text:
+class _Key:
+    """A rule key that wraps between its parts (`schema[orders].` `properties[email].`
+    `logicalTypeOptions.maxLength`), never inside a name, so the key reads (and copies) whole;
+    only a part wider than the column is folded."""
+
+    _PARTS = re.compile(r"[^.\[]*(?:\[[^\]]*\])?\.?|.+")
+
+    def __init__(self, key: str, style: str = "") -> None:
+        self.key, self.style = key, style
+
+    def parts(self) -> list[str]:
+        return [p for p in self._PARTS.findall(self.key) if p]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(max(map(cell_len, self.parts())), cell_len(self.key))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = [""]
+        for part in self.parts():
+            if lines[-1] and cell_len(lines[-1] + part) > options.max_width:
+                lines.append("")
+            lines[-1] += part
+        yield Text("\n".join(lines), style=self.style, overflow="fold")
+
+
+def _rule_cell(result: RuleResult) -> Group:
     """The label, the key beneath it when they differ, the reason it did not run cleanly and,
     with --show-sql, the SQL."""
-    text = Text(label(result))
+    parts: list[Text | _Key] = [Text(label(result))]
     if label(result) != result.key:
-        text.append(f"\n{result.key}", style="dim")
+        parts.append(_Key(result.key, "dim"))
+    more = Text()
     if result.status is not Status.FAILED and result.diagnostic is not None:
-        text.append(f"\n{why_text(result)}", style=_STYLES[result.status])
+        more.append(f"\n{why_text(result)}", style=_STYLES[result.status])
     if result.inspect_sql:
-        text.append(f"\ninspect: {result.inspect_sql}", style="dim")
+        more.append(f"\ninspect: {result.inspect_sql}", style="dim")
     if result.sql:
-        text.append(f"\n{result.sql}", style="cyan")
-    return text
+        more.append(f"\n{result.sql}", style="cyan")
+    if more:
+        parts.append(more[1:])
+    return Group(*parts)
 
 
 def _measured_cell(result: RuleResult) -> Text:

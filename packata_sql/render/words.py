@@ -13,12 +13,13 @@ _ORDER = {Status.FAILED: 0, Status.ERROR: 1, Status.INCONCLUSIVE: 2, Status.SKIP
 
 
 def label(result: RuleResult) -> str:
-    """`object.column · metric`, or the rule's name or explicit id when it has one."""
+    """`object.column · metric` (or the constraint's kind: `orders.email · maxLength`), or
+    the rule's name or explicit id when it has one."""
     if result.name:
         return result.name
     if result.target is None:
         return result.key
-    return f"{result.target} · {result.metric or result.category.value}"
+    return f"{result.target} · {result.metric or result.kind or result.category.value}"
 
 
 def status_word(result: RuleResult) -> str:
@@ -35,10 +36,28 @@ def ordered(results: tuple[RuleResult, ...]) -> list[RuleResult]:
     return sorted(results, key=rank)
 
 
+#: Drift changes named in human reports; the JSON report lists all of them.
+SHOWN_CHANGES = 5
+
+
+def changes_text(result: RuleResult) -> str:
+    """`y field-removed (breaking), c type-changed (breaking) and 3 more`: what drifted, the
+    most serious first."""
+    rank = {"breaking": 0, "warning": 1}
+    changes = sorted(result.changes, key=lambda c: rank.get(str(c["classification"]), 2))
+    shown = [f"{c['field']} {c['change']} ({c['classification']})"
+             for c in changes[:SHOWN_CHANGES]]
+    more = len(result.changes) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
 def value_text(result: RuleResult) -> str:
-    """`1.226 % (613 of 50000)` for a percentage, `12 rows` for a count."""
+    """`1.226 % (613 of 50000)` for a percentage, `1 row`/`12 rows` for a count, and a drift's
+    answer with its changes (`false: y field-removed (breaking)`)."""
     if result.value is None:
         return ""
+    if result.changes:
+        return f"{format_value(result.value)}: {changes_text(result)}"
     if result.unit == "percent":
         text = f"{format_value(result.value)} %"
         numerator = result.evidence.get("numerator")
@@ -46,7 +65,12 @@ def value_text(result: RuleResult) -> str:
         if numerator is not None and denominator is not None:
             text += f" ({numerator} of {denominator})"
         return text
-    return f"{format_value(result.value)} {result.unit or ''}".rstrip()
+    if isinstance(result.value, bool):  # a truth has no unit
+        return format_value(result.value)
+    unit = result.unit or ""
+    if unit == "rows" and result.value == 1:
+        unit = "row"
+    return f"{format_value(result.value)} {unit}".rstrip()
 
 
 def expected_text(result: RuleResult) -> str:

@@ -95,7 +95,7 @@ class MySQLSession(TimedSession):
                 cursorclass=self._pymysql.cursors.SSCursor,
             )
         except self._pymysql.Error as error:
-            raise self._connection_error(error) from None
+            raise self._connection_error(error) from error
 
     def _connect(self) -> None:
         self._conn = self._open()
@@ -108,7 +108,7 @@ class MySQLSession(TimedSession):
                 configured = str(rows[0][0]) if rows and rows[0][0] is not None else ""
                 cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
         except self._pymysql.Error as error:
-            raise self._classify(error) from None
+            raise self._classify(error) from error
         self.schema = self._use_schema()
         mysql_relax_timeouts(self._conn)
 
@@ -150,7 +150,7 @@ class MySQLSession(TimedSession):
             with self._conn.cursor() as cursor:
                 return mysql_routes.inspect(cursor)
         except self._pymysql.Error as error:
-            raise self._classify(error) from None
+            raise self._classify(error) from error
 
     def _ensure(self) -> None:
         if self._conn is None or not self._conn.open:

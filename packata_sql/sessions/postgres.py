@@ -107,7 +107,7 @@ class PostgresSession(TimedSession):
                 **postgres_arguments(endpoint, self._psycopg.pq.version()), autocommit=False
             )
         except self._psycopg.Error as error:
-            raise self._connection_error(error) from None
+            raise self._connection_error(error) from error
         self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
 
     def _connection_error(self, error: Exception) -> ProviderError:
@@ -132,7 +132,7 @@ class PostgresSession(TimedSession):
             with self._conn.cursor() as cursor:
                 return postgres_routes.inspect(cursor)
         except self._psycopg.Error as error:
-            raise self._classify(error) from None
+            raise self._classify(error) from error
         finally:
             self._end()
 
@@ -189,7 +189,7 @@ class PostgresSession(TimedSession):
                 cursor.execute("SELECT current_schema()")
                 row = cursor.fetchone()
         except self._psycopg.Error as error:
-            raise self._classify(error) from None
+            raise self._classify(error) from error
         finally:
             self._end()
         current = row[0] if row else None

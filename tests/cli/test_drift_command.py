@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import duckdb
 
@@ -18,9 +20,9 @@ CONTRACT = HEAD + """schema:
 """
 
 
-def packata(*args: str) -> subprocess.CompletedProcess[str]:
+def packata(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "packata_sql", *args], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
 
 
 def warehouse(path: Path, *statements: str) -> str:
@@ -47,7 +49,9 @@ def test_snapshot_is_deterministic_and_holds_no_data(tmp_path):
                 {"name": "email", "position": 2, "native_type": "VARCHAR", "family": "text",
                  "nullable": True}]}]}
     missing = packata("schema", "snapshot", "--url", url, "--object", "nope")
-    assert missing.returncode == 3 and "nope" in missing.stderr
+    assert missing.returncode == 3 and "no object 'nope'" in missing.stderr
+    misspelt = packata("schema", "snapshot", "--url", url, "--object", "ordres")
+    assert misspelt.returncode == 3 and "did you mean 'orders'?" in misspelt.stderr
 
 
 def drift_run(tmp_path: Path) -> tuple[Path, Path, str, Path]:
@@ -142,3 +146,45 @@ def test_a_wide_drift_is_bounded_but_classified_in_full():
     untyped = classify([Field("x")], [ColumnFact("x", 1, "", Family.DYNAMIC, None)],
                        get_dialect("sqlite"))
     assert untyped.changes == ()  # an untyped SQLite column stays untyped: no change
+
+
+def test_drift_results_name_the_changes_in_every_report(tmp_path):
+    """Not only JSON: the table, Markdown, JUnit and GitHub annotations say which field changed
+    how (the most serious first), under the object, with an expectation."""
+    baseline, contract, url, database = drift_run(tmp_path)
+    warehouse(database, "ALTER TABLE orders DROP COLUMN email",
+              "ALTER TABLE orders ADD COLUMN note VARCHAR")
+    said = "email field-removed (breaking), note field-added-nullable (compatible)"
+    outputs = {fmt: packata("check", str(contract), "--url", url, "--baseline", str(baseline),
+                            "--format", fmt, "--progress", "none", env={"COLUMNS": "200"})
+               for fmt in ("table", "markdown", "junit", "github", "json")}
+    assert {done.returncode for done in outputs.values()} == {1}
+    assert f"false: {said}" in outputs["table"].stdout
+    row = next(line for line in outputs["markdown"].stdout.splitlines()
+               if "baseline[orders].drift" in line)
+    assert said in row and "| no warning or breaking schema drift |" in row
+    case = ElementTree.fromstring(outputs["junit"].stdout).find(
+        "testcase[@name='baseline[orders].drift']")
+    assert case is not None and case.get("classname") == "orders"
+    assert said in case.find("failure").get("message")
+    annotation = next(line for line in outputs["github"].stdout.splitlines()
+                      if "baseline[orders].drift" in line)
+    assert annotation.startswith("::error ") and said in annotation
+    drift = next(r for r in json.loads(outputs["json"].stdout)["rules"] if r["kind"] == "drift")
+    assert (drift["target"], drift["expectation"]) == \
+        ("orders", "no warning or breaking schema drift")
+    # A drift that passes with compatible changes names them too.
+    done = packata("check", str(contract), "--url", url, "--baseline", str(baseline),
+                   "--drift", "field-removed=compatible", "--format", "markdown",
+                   "--select", "baseline[orders].drift")
+    assert done.returncode == 0
+    assert "true: email field-removed (compatible), note field-added-nullable (compatible)" \
+        in done.stdout
+
+
+def test_declared_drift_points_at_the_object_line(tmp_path):
+    _, contract, url, database = drift_run(tmp_path)
+    warehouse(database, "ALTER TABLE orders DROP COLUMN email")
+    done = packata("check", str(contract), "--url", url, "--schema-drift", "--format", "github")
+    annotation = next(line for line in done.stdout.splitlines() if "schema[orders].drift" in line)
+    assert ",line=7," in annotation and "email field-removed (breaking)" in annotation

@@ -51,4 +51,15 @@ def test_make_demo_installs_the_cli_without_extras():
     plan = subprocess.run(["make", "-n", "-B", "demo", "VENV=/nonexistent-venv"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60).stdout
     installs = [line for line in plan.splitlines() if "pip install" in line and "-e" in line]
-    assert installs == ["/nonexistent-venv/bin/python -m pip install --quiet -e ."], plan
+    assert installs == ["/nonexistent-venv/bin/python -m pip install --quiet --quiet -e ."], plan
+
+
+def test_first_make_demo_prints_no_install_banner(tmp_path):
+    """A fresh virtual environment, as a new user's first `make demo`: the report and the
+    explanation, no setuptools notice framed in `!!` (pip's errors would still show)."""
+    env = {**os.environ, "PACKATA_SQL_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(["make", "-s", "demo", f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "deliberate failures" in done.stdout
+    assert "Editable install" not in done.stderr and "!!" not in done.stderr, done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,18 +15,23 @@ import duckdb
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def test_readme_contract_runs(tmp_path):
-    example = re.search(r"## A contract\n\n```yaml\n(.*?)```", README.read_text(encoding="utf-8"),
-                        re.DOTALL)
+def _readme_contract(readme: str, folder: Path) -> None:
+    """The README's contract as orders.yaml, beside the warehouse it describes: 5000 orders,
+    25 malformed e-mails, 100 empty statuses."""
+    example = re.search(r"## A contract\n\n```yaml\n(.*?)```", readme, re.DOTALL)
     assert example is not None
-    (tmp_path / "orders.yaml").write_text(example.group(1), encoding="utf-8")
-    connection = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    (folder / "orders.yaml").write_text(example.group(1), encoding="utf-8")
+    connection = duckdb.connect(str(folder / "warehouse.duckdb"))
     connection.execute(
         "CREATE TABLE orders AS SELECT i AS order_id, "
         "CASE WHEN i % 200 = 0 THEN 'broken' ELSE 'u' || i || '@x.org' END AS email, "
         "CASE WHEN i % 50 = 0 THEN '' ELSE 'open' END AS status FROM range(5000) AS t(i)"
     )
     connection.close()
+
+
+def test_readme_contract_runs(tmp_path):
+    _readme_contract(README.read_text(encoding="utf-8"), tmp_path)
     done = subprocess.run([sys.executable, "-m", "packata_sql", "check",
                            str(tmp_path / "orders.yaml"), "--format", "json"],
                           capture_output=True, text=True, timeout=120)
@@ -50,22 +56,33 @@ def test_readme_shows_the_real_table(tmp_path):
     text = README.read_text(encoding="utf-8")
     shown = re.search(r"<!-- readme-table -->\n```\n(.*?)```", text, re.DOTALL)
     assert shown is not None
-    example = re.search(r"## A contract\n\n```yaml\n(.*?)```", text, re.DOTALL)
-    assert example is not None
-    (tmp_path / "orders.yaml").write_text(example.group(1), encoding="utf-8")
-    connection = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
-    connection.execute(
-        "CREATE TABLE orders AS SELECT i AS order_id, "
-        "CASE WHEN i % 200 = 0 THEN 'broken' ELSE 'u' || i || '@x.org' END AS email, "
-        "CASE WHEN i % 50 = 0 THEN '' ELSE 'open' END AS status FROM range(5000) AS t(i)"
-    )
-    connection.close()
+    _readme_contract(text, tmp_path)
     done = subprocess.run([sys.executable, "-m", "packata_sql", "check", "orders.yaml", "--url",
                            "duckdb:///warehouse.duckdb"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={**os.environ, "COLUMNS": "100"})
     printed = re.sub(r"· \d+\.\d\d s$", "· 0.05 s", done.stdout, flags=re.M)
     assert [line.rstrip() for line in printed.splitlines()] == shown.group(1).splitlines()
+
+
+def _untimed(text: str) -> str:
+    return re.sub(r'("started_at": |"elapsed_ms": )("[^"]*"|\d+)', r"\1_", text)
+
+
+def test_readme_shows_the_real_json_report(tmp_path):
+    """The README's JSON example is what its documented command prints for the README's
+    contract and warehouse (times normalised)."""
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(r"<!-- readme-json -->\n```sh\n(.*?)\n```\n\n```json\n(.*?)```", text,
+                      re.DOTALL)
+    assert shown is not None
+    command = shlex.split(shown.group(1))
+    assert command[:2] == ["packata-sql", "check"]
+    _readme_contract(text, tmp_path)
+    done = subprocess.run([sys.executable, "-m", "packata_sql", *command[1:]], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert _untimed(done.stdout) == _untimed(shown.group(2))
 
 
 def test_readme_has_an_install_line_and_no_outside_links():
@@ -137,6 +154,11 @@ def test_readme_drift_example(tmp_path):
     drift = json.loads(done.stdout)["rules"][0]
     assert drift["changes"] == json.loads(_block("Schema drift", "json"))
     assert done.returncode == 1
+    said = re.search(r"`(false: [^`]*)`", README.read_text(encoding="utf-8"))
+    assert said is not None
+    markdown = _check("check", str(contract), "--url", url, "--baseline", str(baseline),
+                      "--format", "markdown").stdout
+    assert f"| {' '.join(said.group(1).split())} |" in markdown
 
 
 def _orders(path: Path) -> str:

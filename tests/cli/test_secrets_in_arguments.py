@@ -67,11 +67,35 @@ def test_typo_never_echoes_the_password(typo, contract):
 
 
 def test_own_words_stay_readable_in_argument_errors(contract):
-    choice = packata("check", contract, "--format", "jsn")
+    choice = packata("check", contract, "--format", "xml")
     assert "invalid choice: (not shown" in choice.stderr
     assert "(choose from 'table', 'json', 'junit', 'markdown', 'github')" in choice.stderr
     unknown = packata("check", contract, "--urll", "x")
     assert "unrecognized arguments: --urll (not shown" in unknown.stderr
+
+
+@pytest.mark.parametrize(("arguments", "says"), [
+    (["check", "{c}", "--url", URL, "--category", "constrain"],
+     "argument --category: invalid choice 'constrain', did you mean 'constraint'? "
+     "(one of: constraint, quality)"),
+    (["check", "{c}", "--url", URL, "--format", "jsn"],
+     "argument --format: invalid choice 'jsn', did you mean 'json'?"),
+    (["chekc", "{c}", "--url", URL], "invalid choice 'chekc', did you mean 'check'?"),
+])
+def test_a_misspelt_choice_is_shown_with_the_closest_one(arguments, says, contract):
+    """The typed word is shown when it is close to a choice (a typo, not a secret); the URL
+    typed in its right place earns no hint about where URLs go."""
+    done = packata(*(a.replace("{c}", contract) for a in arguments))
+    assert done.returncode == 3
+    assert says in done.stderr
+    assert "goes after --url" not in done.stderr and SENTINEL not in done.stderr
+
+
+def test_an_unrelated_argument_error_earns_no_url_hint():
+    done = packata("schema", "snapshot", "--url", URL)
+    assert done.returncode == 3
+    assert "the following arguments are required: --object" in done.stderr
+    assert "goes after --url" not in done.stderr and SENTINEL not in done.stderr
 
 
 def test_a_url_password_is_warned_about_without_being_shown(contract):
