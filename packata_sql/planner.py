@@ -36,6 +36,8 @@ class Scan:
     mismatched: tuple[Plan, ...] = ()
     #: Warnings the dialect raised while rendering a plan (Dialect.take_notes).
     notes: tuple[tuple[Plan, str], ...] = ()
+    #: The statement `sql` renders, for `compile` to lay out for reading.
+    statement: exp.Select | None = field(default=None, compare=False)
 
 
 def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
@@ -98,8 +100,9 @@ def build_scan(
             notes += [(plan, note) for note in dialect.take_notes()]
         columns.append(exp.alias_(count, f"m{len(measured) + 1}", quoted=True))
         measured.append(plan)
-    sql = dialect.render(exp.select(*columns).from_(table))
-    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes))
+    statement = exp.select(*columns).from_(table)
+    return Scan(segments, tuple(measured), dialect.render(statement), tuple(mismatched),
+                tuple(notes), statement)
 
 
 def plan_scans(
