@@ -112,6 +112,7 @@ def schema_drift(findings: list[Finding], line: Lines,
         if value is True:
             return ()
         if isinstance(value, dict):
+            _drift_override_findings(findings, line, value, index)
             return tuple((str(k), str(v)) for k, v in value.items())
         if value is not False:
             findings.append(Finding(
@@ -120,6 +121,23 @@ def schema_drift(findings: list[Finding], line: Lines,
                 Level.WARNING, line=line(("customProperties", index)),
             ))
     return None
+
+
+def _drift_override_findings(findings: list[Finding], line: Lines, value: Mapping[Any, Any],
+                             index: int) -> None:
+    """Each `change: level` override is read as `--drift` reads it; a wrong change key or
+    level is an error at its own line, so `lint` and `check` stop on it alike."""
+    from packata_sql.drift import OverrideError, parse_overrides
+
+    for key, level in value.items():
+        try:
+            parse_overrides([f"{key}={level}"])
+        except OverrideError as error:
+            findings.append(Finding(
+                "invalid-drift-override", f"schemaDrift: {error}",
+                f"customProperties[{index}].value.{key}",
+                line=line(("customProperties", index, "value", key)),
+            ))
 
 
 def text(value: object) -> str:
