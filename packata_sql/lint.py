@@ -104,7 +104,7 @@ def lint_problems(path: str, contract: Contract, *, fail_hard: bool = False) -> 
     invalid drift overrides stop the run before connecting (exit 3); other problems are left
     to the run's report."""
     problems = own_problems(contract)
-    stops = [p for p in problems if p.code in STOPS_CHECK]
+    stops = sorted((p for p in problems if p.code in STOPS_CHECK), key=lambda p: p.line or 0)
     if fail_hard and stops:
         raise UsageError("\n".join(_format(path, p) for p in stops)
                          + f"\n(fix them; `packata-sql lint {path}` lists every problem)")
@@ -115,7 +115,7 @@ def schema_notice(path: str) -> str | None:
     """For `check`: one line saying the contract breaks the official schema, if it does (the
     run goes on: packata-sql reads many contracts the schema is stricter about)."""
     try:
-        problems = schema_problems(load_yaml_file(path))
+        problems = distinct(schema_problems(load_yaml_file(path)))
     except SourceError:
         return None
     if not problems:
