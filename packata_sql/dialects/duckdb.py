@@ -67,6 +67,8 @@ class DuckDB(Dialect):
 
     def family(self, type_name: str) -> Family:
         name = type_name.upper()
+        if name.endswith("]"):
+            return Family.OTHER  # a list or array (`VARCHAR[]`, `INTEGER[3]`), whatever it holds
         if name == "VARCHAR" or name.startswith(("VARCHAR", "ENUM(")):
             return Family.TEXT
         if name == "BOOLEAN":
