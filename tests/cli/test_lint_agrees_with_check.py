@@ -97,3 +97,8 @@ def test_each_lint_problem_is_printed_once(tmp_path):
     assert len(problems) == len(set(problems))
     assert f"{contract}:11: error odcs-schema at $.schema[0].properties[0].logicalTypeOptions: " \
            "ODCS 3.1.0 schema: 5 is not of type 'object'" in problems
+    # check's one-line notice counts each problem once too.
+    checked = packata("check", str(contract), "--url", f"duckdb:///{tmp_path / 'absent.duckdb'}",
+                      "--progress", "none")
+    assert f"lint: {contract}:11: ODCS 3.1.0 schema: 5 is not of type 'object'; " \
+           f"`packata-sql lint {contract}` lists them (the check goes on)" in checked.stderr
