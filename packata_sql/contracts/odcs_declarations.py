@@ -92,32 +92,29 @@ def misspelt_constraints(prop: Mapping[str, Any]) -> dict[str, str]:
     """Keys no ODCS version defines whose closest known key declares a constraint
     (`requird` → `required`), each with that key."""
     from packata_sql.contracts.odcs_schema import known_keys
-    from packata_sql.names import closest
 
     known = known_keys().property
-    found = {}
-    for key in prop:
-        if str(key) not in known:
-            match = closest(str(key), known)
-            if match in CONSTRAINT_KEYS:
-                found[str(key)] = match
-    return found
+    return {key: match for key, match in _closest(prop, known).items()
+            if match in CONSTRAINT_KEYS}
 
 
 def misspelt_options(options: Mapping[str, Any]) -> dict[str, str]:
     """logicalTypeOptions keys no ODCS version defines that are spelt close to one that does
     (`maxLenght` → `maxLength`); other unknown keys stay options packata-sql cannot check."""
     from packata_sql.contracts.odcs_schema import known_keys
+
+    return _closest(options, known_keys().options | _EXTRA_OPTIONS)
+
+
+def _closest(node: Mapping[str, Any], known: frozenset[str]) -> dict[str, str]:
+    """Each unknown key of `node` with the known key it is spelt close to, if any."""
+    unknown = [str(key) for key in node if str(key) not in known]
+    if not unknown:
+        return {}  # the common case: no name matching (and its imports) at all
     from packata_sql.names import closest
 
-    known = known_keys().options | _EXTRA_OPTIONS
-    found = {}
-    for key in options:
-        if str(key) not in known:
-            match = closest(str(key), known)
-            if match is not None:
-                found[str(key)] = match
-    return found
+    found = {key: closest(key, known) for key in unknown}
+    return {key: match for key, match in found.items() if match is not None}
 
 
 def _enum(raw: object) -> tuple[tuple[object, ...] | None, bool]:
