@@ -297,10 +297,10 @@ def compile_plans(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     dialect = get_dialect(name)
     compiled = compile_contract(contract, dialect, categories=_categories(args))
-    document = plan_document(contract, compiled, dialect)
     fmt = args.format or ("sql" if sys.stdout.isatty() else "json")
+    document = plan_document(contract, compiled, dialect, pretty=fmt == "sql")
     if fmt == "sql":
-        sys.stdout.write(render_sql(document, dialect.sqlglot_name))
+        sys.stdout.write(render_sql(document))
     else:
         sys.stdout.write(dumps(document) + "\n")
     return 0

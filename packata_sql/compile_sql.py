@@ -29,39 +29,25 @@ def contract_dialect(contract: Contract) -> str | None:
     return None
 
 
-def pretty(sql: str, sqlglot_name: str) -> str:
-    """Generated SQL laid out one clause per line, only when sqlglot reads it back and writes
-    exactly the same text on one line: then the layout changes whitespace only. Otherwise (a
-    construct sqlglot would respell, e.g. MySQL's REGEXP as REGEXP_LIKE, which MariaDB lacks)
-    the SQL is printed as it runs."""
-    import sqlglot
-    from sqlglot.errors import SqlglotError
-
-    try:
-        expressions = sqlglot.parse(sql, read=sqlglot_name)
-        if len(expressions) != 1 or expressions[0] is None:
-            return sql
-        if expressions[0].sql(dialect=sqlglot_name) != sql:
-            return sql
-        return expressions[0].sql(dialect=sqlglot_name, pretty=True)
-    except SqlglotError:
-        return sql
-
-
-def render_sql(document: dict[str, Any], sqlglot_name: str) -> str:
-    """The plan document (plan_json) as commented SQL: scans first, then each rule."""
+def render_sql(document: dict[str, Any]) -> str:
+    """The plan document (plan_json, built with `pretty=True`) as commented SQL: each object's
+    scan first, with the rule each aggregate measures, then each rule on its own."""
     lines = [f"-- packata-sql compile · {document['contract']} · dialect {document['dialect']}"]
     for scan in document["scans"]:
         lines += ["", f"-- object {'.'.join(scan['object'])}: one fused scan for "
-                      f"{len(scan['rules'])} rule(s): {', '.join(scan['rules'])}",
-                  pretty(scan["sql"], sqlglot_name) + ";"]
+                      f"{len(scan['rules'])} rule(s)"]
+        lines += [f"--   m{index}: {key}" for index, key in enumerate(scan["rules"], 1)]
+        lines.append(scan["sql"] + ";")
     for rule in document["rules"]:
         lines += ["", f"-- rule {rule['key']} ({rule['source_path']})"]
-        if rule.get("sql") is None:
-            lines.append(f"-- not compiled: {rule.get('finding') or rule['status']}")
-            continue
-        authored = rule.get("metric") is None
-        lines.append((rule["sql"] if authored else pretty(rule["sql"], sqlglot_name)) + ";")
+        if rule.get("sql") is not None:
+            lines.append(rule["sql"] + ";")  # authored SQL as written, generated SQL laid out
+        elif rule.get("finding"):
+            lines.append(f"-- not compiled: {rule['finding']} (see the findings below)")
+        elif rule["status"] == "planned":
+            lines.append("-- answered from the catalog (no SQL): reads no rows")
+        else:
+            lines.append(f"-- not compiled: {rule['status']}")
     for finding in document["findings"]:
         where = f" (line {finding['line']})" if finding.get("line") else ""
         lines.append(f"-- {finding['level']} {finding['code']} at {finding['source_path']}"

@@ -12,7 +12,7 @@ from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
 from packata_sql.catalog.rows import ROW_HANDLERS
-from packata_sql.contracts.constraints import CATALOG_KINDS
+from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
     Category,
     Constraint,
@@ -226,6 +226,8 @@ def _compile_constraint(
     prefix: tuple[str, ...], site: Site,
 ) -> tuple[Plan | CatalogPlan | None, list[Finding]]:
     segments = (*prefix, rule.target.physical_object)
+    if constraint.kind == INVALID:
+        return None, []  # the loader's finding (carrying this rule's key) skips it
     if constraint.kind in CATALOG_KINDS:
         declared = constraint.argument("logicalType")
         if constraint.kind == "logicalType" and logical_family(str(declared)) is None:

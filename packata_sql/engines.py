@@ -55,6 +55,8 @@ class EngineSpec(NamedTuple):
     file_setting: str = "path"
     #: A file URL may name a schema (`?schema=`).
     url_schema: bool = False
+    #: Its ODCS server's `database` is the schema (MySQL: `init` writes the object's schema).
+    schema_is_database: bool = False
     #: An in-memory database can still be opened read-only.
     memory_read_only: bool = True
     #: Authored SQL can be bound for it (Dialect.authored_sql says the same; a test pins it).
@@ -93,7 +95,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         aliases=("mariadb",), session="packata_sql.sessions.mysql:MySQLSession",
         kind=NETWORK, url_schemes=("mysql", "mariadb"), default_port=3306,
         server_types=("mysql", "mariadb"), url_options="packata_sql.endpoint:mysql_options",
-        login_origin="PyMySQL's default: an empty user name",
+        schema_is_database=True, login_origin="PyMySQL's default: an empty user name",
     ),
     EngineSpec("sqlserver", "SQL Server", "packata_sql.dialects.sqlserver:SQLServer",
                aliases=("mssql",)),

@@ -20,6 +20,16 @@ _INTEGER_ORDER = (
 )
 _TIMES = {_DT.TIME, _DT.TIMETZ}
 _DATES = {_DT.DATE, _DT.DATE32}
+_LISTS = {_DT.ARRAY, _DT.LIST}
+_RECORDS = {_DT.STRUCT, _DT.OBJECT}
+#: Types no single ODCS logicalType describes, and why (for a starter contract's comment).
+_UNTYPED = {
+    _DT.JSON: "JSON holds any JSON value (object, array or scalar)",
+    _DT.JSONB: "JSON holds any JSON value (object, array or scalar)",
+    _DT.MAP: "a map has no fixed properties (ODCS 3.2 adds logicalType map)",
+    _DT.INTERVAL: "an interval is a duration, not a point in time",
+    _DT.YEAR: "a year is neither a date nor an integer column",
+}
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,8 @@ class ColumnFact:
     native_type: str
     family: Family
     nullable: bool | None  # None when the catalog does not say
+    #: 1-based position in the object's primary key; None when not part of it (or not known).
+    key_position: int | None = None
 
 
 def parsed_type(native: str, dialect: Dialect) -> exp.DataType | None:
@@ -79,6 +91,36 @@ def logical_compatible(logical_type: str, fact: ColumnFact, dialect: Dialect) ->
     if wanted in ("object", "array"):
         return family is Family.OTHER
     return None
+
+
+def logical_type_of(fact: ColumnFact, dialect: Dialect) -> tuple[str | None, str]:
+    """The ODCS logicalType that describes the column, such that `logical_compatible` holds
+    for it; or None, and why no logicalType fits."""
+    parsed = parsed_type(fact.native_type, dialect) if fact.native_type.strip() else None
+    kind = parsed.this if parsed is not None else None
+    if kind in _UNTYPED:
+        return None, _UNTYPED[kind]
+    family = fact.family
+    if family is Family.DYNAMIC:
+        return None, "no declared type: any cell may hold any type"
+    if family is Family.TEXT:
+        return "string", ""
+    if family is Family.BOOLEAN:
+        return "boolean", ""
+    if family is Family.NUMBER:
+        integral = integer_rank(fact.native_type, dialect) is not None
+        return ("integer" if integral else "number"), ""
+    if family is Family.TEMPORAL:
+        if kind in _TIMES:
+            return "time", ""
+        if kind in _DATES:
+            return "date", ""
+        return ("timestamp", "") if kind is not None else (None, "an unknown temporal type")
+    if kind in _LISTS:
+        return "array", ""
+    if kind in _RECORDS:
+        return "object", ""
+    return None, f"no ODCS logicalType describes {fact.native_type}"
 
 
 def physical_matches(declared: str, fact: ColumnFact, dialect: Dialect) -> bool:

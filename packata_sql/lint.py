@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from packata_sql.cli import UsageError
-from packata_sql.contracts.model import Contract, Level
+from packata_sql.contracts.model import Contract, Finding, Level
 from packata_sql.contracts.odcs_schema import SCHEMA_VERSIONS, official_schema
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 #: Misspellings found before connecting: `check` stops on them with exit 3.
 SPELLING = frozenset({"unknown-metric", "unknown-argument", "unknown-operator"})
+#: Everything `check` stops on before connecting (exit 3), as `lint` reports it: misspellings,
+#: including a constraint key or logicalTypeOptions key, and an invalid drift override.
+STOPS_CHECK = SPELLING | {"unknown-constraint-key", "unknown-option", "invalid-drift-override"}
 
 
 @dataclass(frozen=True)
@@ -97,17 +100,35 @@ def own_problems(contract: Contract) -> list[Problem]:
     compiled = compile_contract(contract, get_dialect(contract_dialect(contract) or "duckdb"))
     findings = list(contract.findings)
     findings += [f for f in compiled.findings if f not in findings]
-    return [Problem(f.level.value, f.code, f.source_path, f.line, f.message) for f in findings]
+    return [Problem(_lint_level(f), f.code, f.source_path, f.line, f.message) for f in findings]
+
+
+def _lint_level(finding: Finding) -> str:
+    """A rule that is not executable by design (an ODCS `text` rule, a `custom` rule for another
+    tool) is valid ODCS: `lint` warns about it. `check` still skips it and ends incomplete unless
+    it is accepted (`--accept-unexecutable`)."""
+    from packata_sql.compiler import NOT_EXECUTABLE_BY_DESIGN
+
+    if finding.code in NOT_EXECUTABLE_BY_DESIGN:
+        return Level.WARNING.value
+    return finding.level.value
+
+
+def distinct(problems: list[Problem]) -> list[Problem]:
+    """Each problem once: the JSON Schema validator reports one bad node once per schema branch
+    that reaches it (ODCS's `allOf` of `if`/`then` per logicalType)."""
+    return list(dict.fromkeys(problems))
 
 
 def lint_problems(path: str, contract: Contract, *, fail_hard: bool = False) -> list[Problem]:
-    """For `check`: misspelt metrics, arguments and operators stop the run before connecting
-    (exit 3); other problems are left to the run's report."""
+    """For `check`: misspelt metrics, arguments, operators, constraint keys and options, and
+    invalid drift overrides stop the run before connecting (exit 3); other problems are left
+    to the run's report."""
     problems = own_problems(contract)
-    spelling = [p for p in problems if p.code in SPELLING]
-    if fail_hard and spelling:
-        raise UsageError("\n".join(_format(path, p) for p in spelling)
-                         + f"\n(fix the spelling; `packata-sql lint {path}` lists every problem)")
+    stops = sorted((p for p in problems if p.code in STOPS_CHECK), key=lambda p: p.line or 0)
+    if fail_hard and stops:
+        raise UsageError("\n".join(_format(path, p) for p in stops)
+                         + f"\n(fix them; `packata-sql lint {path}` lists every problem)")
     return problems
 
 
@@ -117,7 +138,7 @@ def schema_notice(path: str, loaded: Loaded | None) -> str | None:
     the document the contract was loaded from: it is not parsed again."""
     if loaded is None:
         return None
-    problems = schema_problems(loaded)
+    problems = distinct(schema_problems(loaded))
     if not problems:
         return None
     first = problems[0]
@@ -142,7 +163,7 @@ def lint_command(args: argparse.Namespace) -> int:
             loaded = load_yaml_file(args.contract)
         except SourceError as error:
             raise UsageError(str(error)) from None
-    problems = schema_problems(loaded) + lint_problems(args.contract, contract)
+    problems = distinct(schema_problems(loaded) + lint_problems(args.contract, contract))
     problems.sort(key=lambda p: (p.line or 0, p.code))
     for problem in problems:
         print(_format(args.contract, problem))

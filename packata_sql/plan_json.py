@@ -7,19 +7,28 @@ from typing import Any
 from packata_sql.compiler import Compiled
 from packata_sql.contracts.model import Contract
 from packata_sql.dialects import Dialect
-from packata_sql.planner import build_scan, declared_families, group_by_object, plan_scans
+from packata_sql.planner import Scan, build_scan, declared_families, group_by_object, plan_scans
 from packata_sql.render.json import finding_document
 
 FORMAT = "packata-sql/plan@1"
 
 
-def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> dict[str, Any]:
+def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
+                  pretty: bool = False) -> dict[str, Any]:
+    """`pretty` lays each generated statement out for reading (`compile --format sql`); the
+    JSON for tools keeps the one-line SQL that runs."""
     families = declared_families(compiled.plans, dialect)
+
+    def text(scan: Scan) -> str:
+        if pretty and scan.statement is not None:
+            return dialect.render(scan.statement, pretty=True)
+        return scan.sql
+
     rules: dict[str, dict[str, Any]] = {}
     scans = []
     for segments, plans in group_by_object(compiled.plans):
         for fused in plan_scans(segments, plans, dialect, families):
-            scans.append({"object": list(segments), "sql": fused.sql,
+            scans.append({"object": list(segments), "sql": text(fused),
                           "rules": [p.rule.key for p in fused.plans]})
         for plan in plans:
             alone = build_scan(segments, [plan], dialect, families)
@@ -29,7 +38,7 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect) -> d
                 "status": "planned" if alone.plans else "type-mismatch",
                 "metric": plan.measure,
                 "unit": plan.rule.unit,
-                "sql": alone.sql if alone.plans else None,
+                "sql": text(alone) if alone.plans else None,
                 "parameters": [],
             }
     for sql_plan in compiled.sql_plans:

@@ -37,6 +37,8 @@ class Scan:
     mismatched: tuple[Plan, ...] = ()
     #: Warnings rendering raised for a plan (a member its column cannot hold).
     notes: tuple[tuple[Plan, str], ...] = ()
+    #: The statement `sql` renders, for `compile` to lay out for reading.
+    statement: exp.Select | None = field(default=None, compare=False)
 
 
 def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
@@ -101,8 +103,9 @@ def build_scan(
             notes += [(plan, note) for note in context.take_notes()]
         columns.append(exp.alias_(count, f"m{len(measured) + 1}", quoted=True))
         measured.append(plan)
-    sql = dialect.render(exp.select(*columns).from_(table))
-    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes))
+    statement = exp.select(*columns).from_(table)
+    return Scan(segments, tuple(measured), dialect.render(statement), tuple(mismatched),
+                tuple(notes), statement)
 
 
 def plan_scans(

@@ -9,6 +9,7 @@ two formats that declare the same schema produce the same rules.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from fractions import Fraction
 
 from packata_sql.contracts.model import (
@@ -31,6 +32,9 @@ CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType", "drift"})
 ROW_KINDS = frozenset({"required", "unique", "primaryKey"})
 #: logicalTypeOptions keys that modify another option instead of being a check of their own.
 MODIFIERS = frozenset({"exclusiveMinimum", "exclusiveMaximum"})
+#: The kind of a rule for a declaration that cannot be checked as written: the loader's finding
+#: skips it (SchemaProperty.problems).
+INVALID = "invalid"
 _NO_VIOLATIONS = (Expectation(Operator.EQ, Fraction(0)),)
 
 
@@ -51,6 +55,11 @@ def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], li
         for definition, suffix in _property_checks(prop):
             key = _allocate(f"{property_key(obj, prop)}.{suffix}", taken, prop, findings)
             rules.append(_rule(obj, prop, key, suffix, definition))
+        for declaration, problems in _problems_by_declaration(prop).items():
+            key = _allocate(f"{property_key(obj, prop)}.{declaration}", taken, prop, findings)
+            definition = Constraint(INVALID, (prop.physical,), (("declaration", declaration),))
+            rules.append(_rule(obj, prop, key, declaration, definition))
+            findings += [replace(problem, rule_key=key) for problem in problems]
     key_columns = primary_key(obj)
     if key_columns:
         first = next(p for p in obj.properties if p.primary_key)
@@ -89,6 +98,13 @@ def primary_key(obj: SchemaObject) -> tuple[SchemaProperty, ...]:
     return tuple(p for _, _, p in members)
 
 
+def _problems_by_declaration(prop: SchemaProperty) -> dict[str, list[Finding]]:
+    grouped: dict[str, list[Finding]] = {}
+    for declaration, problem in prop.problems:
+        grouped.setdefault(declaration, []).append(problem)
+    return grouped
+
+
 def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
     column = (prop.physical,)
     if not (prop.logical_type or prop.physical_type):
@@ -124,7 +140,7 @@ def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, declaration: str,
     `logicalTypeOptions.maxLength`); the rule's path and line point there."""
     target = Target(obj.name, obj.physical, (prop.name,), prop.physical, prop.logical_type,
                     exact_object=obj.exact, exact_property=prop.exact)
-    expectations = () if definition.kind in CATALOG_KINDS else _NO_VIOLATIONS
+    expectations = () if definition.kind in CATALOG_KINDS | {INVALID} else _NO_VIOLATIONS
     return Rule(key, f"{prop.source_path}.{declaration}", Category.CONSTRAINT, target,
                 definition, expectations, severity=Severity.ERROR,
                 line=prop.line_of(declaration))

@@ -170,6 +170,9 @@ class SchemaProperty:
     enum: tuple[object, ...] | None = None
     #: The line of each declaration (`required`, `logicalTypeOptions.maxLength`, …), when known.
     lines: tuple[tuple[str, int | None], ...] = ()
+    #: Declarations that cannot be checked as written (`required: "yes"`, a misspelt key), each
+    #: with its finding: each becomes a skipped rule, never a silent drop.
+    problems: tuple[tuple[str, Finding], ...] = ()
 
     def line_of(self, declaration: str) -> int | None:
         return dict(self.lines).get(declaration) or self.line

@@ -6,7 +6,7 @@ unknown keys silently, and users need to hear about a typo such as `mustBeLesTha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from packata_sql.contracts.model import (
 )
 from packata_sql.contracts.odcs_declarations import (
     YamlPath,
+    misspelt_constraints,
     nested_constraints,
     schema_drift,
     schema_property,
@@ -95,11 +96,12 @@ class _Reader:
         return self.loaded.line(yaml_path)
 
     def warn_unknown(self, node: Mapping[str, Any], kind: str, where: str,
-                     yaml_path: Path) -> None:
-        """`kind` is a field of KnownKeys: top, object, property, quality or server."""
+                     yaml_path: Path, reported: Collection[str] = ()) -> None:
+        """`kind` is a field of KnownKeys: top, object, property, quality or server; keys in
+        `reported` have their own finding (a misspelt constraint key)."""
         known = getattr(known_keys(), kind) | _EXTRA_KEYS.get(kind, frozenset())
         for key in node:
-            if key not in known:
+            if key not in known and key not in reported:
                 code, message = unknown_key(str(key), known, operator=kind == "quality")
                 self.findings.append(Finding(code, message, where, Level.WARNING,
                                              line=self.line((*yaml_path, key))))
@@ -211,8 +213,7 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     properties = obj.get("properties")
     declared = tuple(
-        schema_property(reader.findings, reader.line, p, (*yaml_path, "properties", i),
-                        f"{where}.properties[{i}]")
+        schema_property(reader.line, p, (*yaml_path, "properties", i), f"{where}.properties[{i}]")
         for i, p in enumerate(properties if isinstance(properties, list) else [])
         if isinstance(p, dict) and _text(p.get("name"))
     )
@@ -241,7 +242,8 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             reader.findings.append(Finding("invalid-property", "a property must be a mapping",
                                            where, line=reader.line(yaml_path)))
             continue
-        reader.warn_unknown(prop, "property", where, yaml_path)
+        reader.warn_unknown(prop, "property", where, yaml_path,
+                            misspelt_constraints(prop) if top_level else ())
         name = _text(prop.get("name"))
         if not name:
             reader.findings.append(Finding("missing-name", "a property needs a 'name'", where,

@@ -13,77 +13,119 @@ YamlPath = tuple[str | int, ...]
 Lines = Callable[[YamlPath], int | None]
 
 
-def schema_property(findings: list[Finding], line: Lines, prop: Mapping[str, Any],
-                    yaml_path: YamlPath, where: str) -> SchemaProperty:
-    """What a top-level property declares about permitted data."""
+#: Property keys that declare a constraint: a key spelt close to one is a finding that skips a
+#: rule (the constraint would otherwise go unchecked and the run could pass).
+CONSTRAINT_KEYS = frozenset({"required", "unique", "primaryKey", "primaryKeyPosition",
+                             "logicalType", "logicalTypeOptions", "physicalType", "enum"})
+#: logicalTypeOptions keys packata-sql reads beyond the official schemas (README).
+_EXTRA_OPTIONS = frozenset({"validValues", "enum"})
+
+
+def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
+                    where: str) -> SchemaProperty:
+    """What a top-level property declares about permitted data. A declaration that cannot be
+    read as written (a value of the wrong type, a misspelt constraint or option key) is kept
+    as a problem: it becomes a skipped rule carrying the finding, so the run cannot pass."""
+    problems: list[tuple[str, Finding]] = []
+
+    def problem(declaration: str, code: str, message: str, *at: str | int) -> None:
+        problems.append((declaration, Finding(code, message, f"{where}.{declaration}",
+                                              line=line((*yaml_path, *at)))))
+
     name = text(prop.get("name"))
-    flags = {key: flag(findings, line, prop, key, where, yaml_path)
-             for key in ("required", "unique", "primaryKey")}
+    flags = {}
+    for key in ("required", "unique", "primaryKey"):
+        value = prop.get(key)
+        flags[key] = value is True
+        if value is not None and not isinstance(value, bool):
+            problem(key, "invalid-constraint", f"'{key}' must be true or false; it is not "
+                    "checked", key)
     position = prop.get("primaryKeyPosition")
     if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
-        findings.append(Finding(
-            "invalid-constraint", "'primaryKeyPosition' must be an integer", where,
-            line=line((*yaml_path, "primaryKeyPosition")),
-        ))
+        problem("primaryKeyPosition", "invalid-constraint", "'primaryKeyPosition' must be an "
+                "integer (1 for the key's first column)", "primaryKeyPosition")
         position = None
+    types = {}
+    for key in ("logicalType", "physicalType"):
+        value = prop.get(key)
+        types[key] = text(value) or None
+        if value is not None and not isinstance(value, str):
+            problem(key, "invalid-constraint", f"'{key}' must be text; it is not checked", key)
     options = prop.get("logicalTypeOptions")
     if options is not None and not isinstance(options, dict):
-        findings.append(Finding(
-            "invalid-constraint", "'logicalTypeOptions' must be a mapping", where,
-            line=line((*yaml_path, "logicalTypeOptions")),
-        ))
+        problem("logicalTypeOptions", "invalid-constraint", "'logicalTypeOptions' must be a "
+                "mapping (e.g. {maxLength: 20}); none of it is checked", "logicalTypeOptions")
+        options = None
+    misspelt = misspelt_options(options or {})
+    for key, match in misspelt.items():
+        problem(f"logicalTypeOptions.{key}", "unknown-option", f"'{key}' is not a "
+                f"logicalTypeOptions key; did you mean '{match}'?", "logicalTypeOptions", key)
+    for key, match in misspelt_constraints(prop).items():
+        problem(key, "unknown-constraint-key", f"unknown key '{key}'; did you mean '{match}'? "
+                "(the constraint is not checked)", key)
+    enum, readable = _enum(prop.get("enum"))
+    if not readable:
+        problem("enum", "invalid-constraint", "'enum' must be a list of entries with a "
+                "'value'; not checked", "enum")
     return SchemaProperty(
-        name, text(prop.get("physicalName")) or name, text(prop.get("logicalType")) or None,
-        text(prop.get("physicalType")) or None, flags["required"], flags["unique"],
+        name, text(prop.get("physicalName")) or name, types["logicalType"],
+        types["physicalType"], flags["required"], flags["unique"],
         flags["primaryKey"], position if isinstance(position, int) and position > 0 else None,
-        tuple((str(k), freeze(v)) for k, v in options.items())
-        if isinstance(options, dict) else (),
+        tuple((str(k), freeze(v)) for k, v in (options or {}).items() if k not in misspelt),
         where, line(yaml_path), bool(text(prop.get("physicalName"))),
-        _enum(findings, line, prop.get("enum"), where, yaml_path),
-        _declaration_lines(line, prop, yaml_path),
+        enum,
+        _declaration_lines(line, prop, options or {}, yaml_path),
+        tuple(problems),
     )
 
 
-def _enum(findings: list[Finding], line: Lines, raw: object, where: str,
-          yaml_path: YamlPath) -> tuple[object, ...] | None:
-    """ODCS 3.2 `enum: [{value: …, label: …}, …]` (a bare value is read as its `value`)."""
-    if raw is None:
-        return None
-    entries = raw if isinstance(raw, list) else None
-    values = [e.get("value") if isinstance(e, dict) else e for e in entries or []]
-    if entries is None or any(isinstance(e, dict) and "value" not in e for e in entries):
-        findings.append(Finding(
-            "invalid-constraint", "'enum' must be a list of entries with a 'value'; not checked",
-            where, line=line((*yaml_path, "enum")),
-        ))
-        return None
-    return tuple(freeze(v) for v in values)
-
-
-def _declaration_lines(line: Lines, prop: Mapping[str, Any],
+def _declaration_lines(line: Lines, prop: Mapping[str, Any], options: Mapping[str, Any],
                        yaml_path: YamlPath) -> tuple[tuple[str, int | None], ...]:
-    """Where each constraint is written, so its rule and findings point at that line."""
-    found = [(key, line((*yaml_path, key))) for key in
-             ("logicalType", "physicalType", "required", "unique", "primaryKey", "enum")
-             if key in prop]
-    options = prop.get("logicalTypeOptions")
-    if isinstance(options, dict):
-        found += [(f"logicalTypeOptions.{key}", line((*yaml_path, "logicalTypeOptions", key)))
-                  for key in options]
+    """Where each key is written, so a rule and its findings point at that line."""
+    found = [(str(key), line((*yaml_path, key))) for key in prop]
+    found += [(f"logicalTypeOptions.{key}", line((*yaml_path, "logicalTypeOptions", key)))
+              for key in options]
     return tuple(found)
 
 
-def flag(findings: list[Finding], line: Lines, prop: Mapping[str, Any], key: str,
-         where: str, yaml_path: YamlPath) -> bool:
-    """A true/false declaration; anything else is a finding and counts as not declared."""
-    value = prop.get(key)
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    findings.append(Finding(
-        "invalid-constraint", f"'{key}' must be true or false; it is not checked", where,
-        line=line((*yaml_path, key)),
-    ))
-    return False
+def misspelt_constraints(prop: Mapping[str, Any]) -> dict[str, str]:
+    """Keys no ODCS version defines whose closest known key declares a constraint
+    (`requird` → `required`), each with that key."""
+    from packata_sql.contracts.odcs_schema import known_keys
+
+    known = known_keys().property
+    return {key: match for key, match in _closest(prop, known).items()
+            if match in CONSTRAINT_KEYS}
+
+
+def misspelt_options(options: Mapping[str, Any]) -> dict[str, str]:
+    """logicalTypeOptions keys no ODCS version defines that are spelt close to one that does
+    (`maxLenght` → `maxLength`); other unknown keys stay options packata-sql cannot check."""
+    from packata_sql.contracts.odcs_schema import known_keys
+
+    return _closest(options, known_keys().options | _EXTRA_OPTIONS)
+
+
+def _closest(node: Mapping[str, Any], known: frozenset[str]) -> dict[str, str]:
+    """Each unknown key of `node` with the known key it is spelt close to, if any."""
+    unknown = [str(key) for key in node if str(key) not in known]
+    if not unknown:
+        return {}  # the common case: no name matching (and its imports) at all
+    from packata_sql.names import closest
+
+    found = {key: closest(key, known) for key in unknown}
+    return {key: match for key, match in found.items() if match is not None}
+
+
+def _enum(raw: object) -> tuple[tuple[object, ...] | None, bool]:
+    """ODCS 3.2 `enum: [{value: …, label: …}, …]` (a bare value is read as its `value`), and
+    whether it could be read so."""
+    if raw is None:
+        return None, True
+    entries = raw if isinstance(raw, list) else None
+    if entries is None or any(isinstance(e, dict) and "value" not in e for e in entries):
+        return None, False
+    return tuple(freeze(e.get("value") if isinstance(e, dict) else e) for e in entries), True
 
 
 _CONSTRAINT_KEYS = ("required", "unique", "primaryKey", "logicalTypeOptions", "enum")
@@ -112,6 +154,7 @@ def schema_drift(findings: list[Finding], line: Lines,
         if value is True:
             return ()
         if isinstance(value, dict):
+            _drift_override_findings(findings, line, value, index)
             return tuple((str(k), str(v)) for k, v in value.items())
         if value is not False:
             findings.append(Finding(
@@ -120,6 +163,23 @@ def schema_drift(findings: list[Finding], line: Lines,
                 Level.WARNING, line=line(("customProperties", index)),
             ))
     return None
+
+
+def _drift_override_findings(findings: list[Finding], line: Lines, value: Mapping[Any, Any],
+                             index: int) -> None:
+    """Each `change: level` override is read as `--drift` reads it; a wrong change key or
+    level is an error at its own line, so `lint` and `check` stop on it alike."""
+    from packata_sql.drift import OverrideError, parse_overrides
+
+    for key, level in value.items():
+        try:
+            parse_overrides([f"{key}={level}"])
+        except OverrideError as error:
+            findings.append(Finding(
+                "invalid-drift-override", f"schemaDrift: {error}",
+                f"customProperties[{index}].value.{key}",
+                line=line(("customProperties", index, "value", key)),
+            ))
 
 
 def text(value: object) -> str:

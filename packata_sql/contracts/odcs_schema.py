@@ -23,6 +23,8 @@ class KnownKeys:
     property: frozenset[str]
     quality: frozenset[str]
     server: frozenset[str]
+    #: `logicalTypeOptions` keys, whatever the logicalType.
+    options: frozenset[str] = frozenset()
 
 
 @cache
@@ -39,11 +41,12 @@ def official_schema(version: str) -> dict[str, Any]:
 def known_keys() -> KnownKeys:
     """Read once per process: the schemas are package data and never change."""
     found: dict[str, set[str]] = {kind: set() for kind in ("top", "object", "property",
-                                                           "quality", "server")}
+                                                           "quality", "server", "options")}
     for version in SCHEMA_VERSIONS:
         schema = official_schema(version)
         definitions = schema.get("$defs") or schema.get("definitions") or {}
         found["top"] |= set(schema["properties"])
+        found["options"] |= _option_keys(definitions)
         for kind, names in (("object", ("SchemaObject",)),
                             ("property", ("SchemaProperty", "SchemaItemProperty")),
                             ("quality", ("DataQuality",)), ("server", ("Server",))):
@@ -70,4 +73,20 @@ def _keys(schema: dict[str, Any], node: object, seen: set[str]) -> set[str]:
             keys |= _keys(schema, branch, seen)
     for branch in ("if", "then", "else"):
         keys |= _keys(schema, node.get(branch), seen)
+    return keys
+
+
+def _option_keys(node: object) -> set[str]:
+    """Every key a `logicalTypeOptions` object allows, in any logicalType's branch."""
+    keys: set[str] = set()
+    if isinstance(node, dict):
+        options = node.get("properties", {}).get("logicalTypeOptions") \
+            if isinstance(node.get("properties"), dict) else None
+        if isinstance(options, dict):
+            keys |= set(options.get("properties", {}))
+        for value in node.values():
+            keys |= _option_keys(value)
+    elif isinstance(node, list):
+        for item in node:
+            keys |= _option_keys(item)
     return keys

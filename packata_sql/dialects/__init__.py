@@ -99,8 +99,9 @@ class Dialect:
         """A statement that returns an object's columns and reads no rows."""
         return f"SELECT * FROM {self.render(self.table(segments))} LIMIT 0"
 
-    def render(self, expression: exp.Expr) -> str:
-        return expression.sql(dialect=self.sqlglot_name)
+    def render(self, expression: exp.Expr, *, pretty: bool = False) -> str:
+        """The engine's SQL text; `pretty` lays it out for reading (whitespace only)."""
+        return expression.sql(dialect=self.sqlglot_name, pretty=pretty)
 
     def unquoted(self, name: str) -> str:
         """The name an unquoted identifier written `name` refers to."""

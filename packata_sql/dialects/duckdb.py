@@ -52,10 +52,10 @@ class DuckDB(Dialect):
         as_text = exp.Cast(this=column, to=exp.DataType.build("VARCHAR"))
         return exp.Collate(this=as_text, expression=exp.Identifier(this="binary", quoted=True))
 
-    def render(self, expression: exp.Expr) -> str:
+    def render(self, expression: exp.Expr, *, pretty: bool = False) -> str:
         # sqlglot's generic generator writes the standard SQL of the catalog in a form DuckDB
         # reads as is, and spares each run the import of sqlglot's DuckDB generator (~20 ms).
-        return expression.sql()
+        return expression.sql(pretty=pretty)
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.Anonymous(this="REGEXP_MATCHES", expressions=[column, exp.Literal.string(pattern)])
@@ -67,6 +67,8 @@ class DuckDB(Dialect):
 
     def family(self, type_name: str) -> Family:
         name = type_name.upper()
+        if name.endswith("]"):
+            return Family.OTHER  # a list or array (`VARCHAR[]`, `INTEGER[3]`), whatever it holds
         if name == "VARCHAR" or name.startswith(("VARCHAR", "ENUM(")):
             return Family.TEXT
         if name == "BOOLEAN":

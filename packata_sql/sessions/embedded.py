@@ -96,8 +96,20 @@ class DuckDBSession(TimedSession):
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         rows = self._conn.execute(f"DESCRIBE {self.dialect.render(self.dialect.table(segments))}"
                                   ).fetchall()
+        keys = self._primary_key(segments) if any(r[3] == "PRI" for r in rows) else []
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
-                                str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
+                                str(r[2]).upper() == "YES",
+                                keys.index(str(r[0])) + 1 if str(r[0]) in keys else None)
+                     for i, r in enumerate(rows, 1))
+
+    def _primary_key(self, segments: Sequence[str]) -> list[str]:
+        """The key's columns in key order (DESCRIBE marks them, without their order)."""
+        row = self._conn.execute(
+            "SELECT constraint_column_names FROM duckdb_constraints() WHERE constraint_type = "
+            "'PRIMARY KEY' AND lower(table_name) = lower(?) AND lower(schema_name) = lower(?)",
+            [segments[-1], segments[-2] if len(segments) > 1 else self.schema],
+        ).fetchone()
+        return [str(name) for name in row[0]] if row else []
 
     def close(self) -> None:
         if not self._stuck:  # a busy connection cannot close; it goes with the process
@@ -220,9 +232,12 @@ class SQLiteSession(TimedSession):
             self._conn.set_authorizer(_authorize)
         if not rows:
             raise ProviderError("missing-object", "no-such-table")
-        # A column of an INTEGER PRIMARY KEY (a rowid alias) is never NULL, though not declared so.
+        # The column of a one-column INTEGER PRIMARY KEY (a rowid alias) is never NULL, though
+        # not declared so; the columns of a composite key may hold NULL (SQLite's legacy rule).
+        alias = sum(1 for r in rows if r[3]) == 1
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.type_family(str(r[1])),
-                                not (r[2] or (r[3] and str(r[1]).upper() == "INTEGER")))
+                                not (r[2] or (alias and r[3] and str(r[1]).upper() == "INTEGER")),
+                                int(r[3]) or None)
                      for i, r in enumerate(rows, 1))
 
     def close(self) -> None:

@@ -32,9 +32,12 @@ from packata_sql.sessions.drivers import (
     mysql_relax_timeouts,
 )
 
-_FACTS = ("SELECT column_name, column_type, is_nullable FROM information_schema.columns"
-          " WHERE table_schema = COALESCE(%s, DATABASE()) AND table_name = %s"
-          " ORDER BY ordinal_position")
+_FACTS = ("SELECT c.column_name, c.column_type, c.is_nullable, k.ordinal_position"
+          " FROM information_schema.columns c LEFT JOIN information_schema.key_column_usage k"
+          " ON k.constraint_name = 'PRIMARY' AND k.table_schema = c.table_schema"
+          " AND k.table_name = c.table_name AND k.column_name = c.column_name"
+          " WHERE c.table_schema = COALESCE(%s, DATABASE()) AND c.table_name = %s"
+          " ORDER BY c.ordinal_position")
 _AUTHENTICATION = {1045, 1698}
 _MISSING = {1146, 1049, 1051}
 _DENIED = {1142, 1143, 1227, 1044, 1045, 1792, 1290, 1370}
@@ -272,7 +275,8 @@ class MySQLSession(TimedSession):
         if not rows:
             raise ProviderError("missing-object", "1146")
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
-                                str(r[2]).upper() == "YES") for i, r in enumerate(rows, 1))
+                                str(r[2]).upper() == "YES", int(r[3]) if r[3] else None)
+                     for i, r in enumerate(rows, 1))
 
     def _objects(self, schema: str | None) -> list[str]:
         self._ensure()

@@ -34,7 +34,9 @@ _CURSOR = "packata_sql_cell"
 _FACTS = """
 SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
        CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN b.typname ELSE t.typname END,
-       NOT a.attnotnull
+       NOT a.attnotnull,
+       (SELECT k.n FROM pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+        WHERE i.indrelid = a.attrelid AND i.indisprimary AND k.attnum = a.attnum)
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_catalog.pg_type b ON b.oid = t.typbasetype
@@ -258,7 +260,8 @@ class PostgresSession(TimedSession):
         if not rows:
             raise ProviderError("missing-object", "42P01")
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[2])),
-                                bool(r[3])) for i, r in enumerate(rows, 1))
+                                bool(r[3]), int(r[4]) if r[4] is not None else None)
+                     for i, r in enumerate(rows, 1))
 
     def _objects(self, schema: str | None) -> list[str]:
         self._ensure()

@@ -100,7 +100,7 @@ def test_init_writes_a_starter_contract_that_lints_and_checks(tmp_path):
     assert done.returncode == 0, done.stderr
     text = target.read_text()
     assert "- name: email\n    logicalType: string" in text
-    assert "- name: age\n    logicalType: number" in text
+    assert "- name: age\n    logicalType: integer\n    physicalType: INTEGER" in text
     assert packata("lint", str(target)).returncode == 0
     checked = packata("check", str(target), "--progress", "none")
     assert checked.returncode == 0 and "PASS" in checked.stdout
