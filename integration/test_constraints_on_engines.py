@@ -133,3 +133,47 @@ def test_every_constraint_kind_measures_the_same_on_every_engine(engine, tmp_pat
     row_reading = [r for r in report.results if not r.key.endswith(".logicalType")]
     assert row_reading and all(r.fused for r in row_reading)  # one scan for the object
     assert all(r.category is Category.CONSTRAINT for r in report.results)
+
+
+# Library rules on the same column and key as constraints: `required` next to nullValues,
+# `unique` next to duplicateValues share their aggregates (planner._shared_aggregates).
+LIBRARY = {"name": [{"id": "name_nulls", "metric": "nullValues", "mustBe": 0},
+                    {"id": "name_duplicates", "metric": "duplicateValues", "mustBe": 0}]}
+SHARED_EXPECTED = {
+    **{key: EXPECTED[key] for key in (f"{P}[name].required", f"{P}[name].unique",
+                                      "schema[cons].primaryKey")},
+    "name_nulls": (Status.FAILED, 1),  # row 5
+    "name_duplicates": (Status.FAILED, 1),  # 'a' twice; the one NULL is one more key
+}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql"])
+def test_library_rules_share_aggregates_with_constraints(engine, tmp_path, request):
+    path = contract(tmp_path / "cons.yaml")
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for prop in document["schema"][0]["properties"]:
+        prop["quality"] = LIBRARY.get(prop["name"], [])
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    if engine in ("duckdb", "sqlite"):
+        endpoint = embedded_database(engine, tmp_path / f"shared.{engine}",
+                                     create_statements(engine), insert_sql(engine, "?"), ROWS)
+    else:
+        server = request.getfixturevalue(engine)
+        setup = ["CREATE EXTENSION IF NOT EXISTS citext"] if engine == "postgres" else []
+        load_rows(server, [*setup, *create_statements(engine)], insert_sql(engine, "%s"), ROWS)
+        endpoint = server.reader
+    loaded = load_odcs(str(path))
+    keys = set(SHARED_EXPECTED)
+    compiled = compile_contract(loaded, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                                select=keys)
+    try:
+        report = run(loaded, compiled, endpoint, RunOptions(show_sql=True))
+    finally:
+        if engine not in ("duckdb", "sqlite"):
+            server.execute(create_statements(engine)[0])
+    assert {r.key: (r.status, r.value) for r in report.results} == SHARED_EXPECTED, [
+        (r.key, r.status, r.diagnostic) for r in report.results if r.diagnostic]
+    statements = {r.sql for r in report.results}
+    assert len(statements) == 1 and all(r.fused for r in report.results)
+    # name's distinct count once for unique and duplicateValues; k1's and K 2's none.
+    assert statements.pop().upper().count("COUNT(DISTINCT") == 1
