@@ -10,7 +10,7 @@ competes for the cores), and the ratio to the statement without constraints. A t
 the statement with constraints with every aggregate written where it is used
 (`build_scan(share_aggregates=False)`), the form before repeated aggregates were shared.
 
-Usage: python benchmarks/constraints.py [--rows 10000000] [--runs 7] [--each]
+Usage: python benchmarks/constraints.py [--rows 10000000] [--runs 7] [--each] [--per-row]
        python benchmarks/constraints.py --mysql-url mysql://root@127.0.0.1/db [--rows 1000000]
 The DuckDB table is run.py's (`benchmarks/.data/`); --mysql-url builds `bench_events` in that
 database (dropped afterwards) and reads it with the same login (the session is then not
@@ -38,7 +38,7 @@ from packata_sql.commands import load_contract
 from packata_sql.compiler import Plan, compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.endpoint import parse_url
-from packata_sql.planner import build_scan, group_by_object, plan_scans
+from packata_sql.planner import DISTINCT_MEASURES, build_scan, group_by_object, plan_scans
 from packata_sql.session import Session, open_session
 
 MYSQL_TABLE = "bench_events"
@@ -60,19 +60,21 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def statements(session: Session, contract: Path, segments: tuple[str, ...], each: bool
-               ) -> list[tuple[str, list[str], int]]:
+def statements(session: Session, contract: Path, segments: tuple[str, ...], each: bool,
+               per_row: bool) -> list[tuple[str, list[str], int]]:
     """(variant, statements, fused measurements): without constraints, with them as the
     planner writes them, and with them with each aggregate written where it is used; `each`
     adds the statement with constraints less one constraint rule, for every such rule (where
-    the cost goes)."""
+    the cost goes); `per_row` leaves the distinct-key rules out of every variant, which times
+    the per-row work without the hash aggregates that dominate the statement."""
     loaded = load_contract(str(contract), "exclusive")
     families = session.columns(segments)
     variants = []
     for name, categories in (("without constraints", [Category.QUALITY]),
                              ("with constraints", None)):
         compiled = compile_contract(loaded, session.dialect, categories=categories)
-        plans = [p for p in compiled.plans if isinstance(p, Plan)]
+        plans = [p for p in compiled.plans if isinstance(p, Plan)
+                 and not (per_row and p.measure in DISTINCT_MEASURES)]
         ((_, grouped),) = group_by_object(plans)
         scans = plan_scans(segments, grouped, session.dialect, families)
         variants.append((name, [s.sql for s in scans], sum(len(s.plans) for s in scans)))
@@ -130,7 +132,7 @@ def print_table(title: str, variants: list[tuple[str, list[str], int]],
 
 
 def measure(url: str, segments: tuple[str, ...], work: Path, runs: int, title: str,
-            embedded: bool, each: bool = False) -> None:
+            embedded: bool, each: bool = False, per_row: bool = False) -> None:
     """`embedded`: DuckDB runs in this process (its CPU seconds are ours); a server login is
     not enforced read-only, which only a scratch database makes acceptable."""
     document = run.contract_document(Path("unused"), constraints=True)
@@ -139,13 +141,14 @@ def measure(url: str, segments: tuple[str, ...], work: Path, runs: int, title: s
     contract.write_text(yaml.safe_dump(document), encoding="utf-8")
     session = open_session(parse_url(url), trust_environment=not embedded)
     try:
-        variants = statements(session, contract, segments, each)
+        variants = statements(session, contract, segments, each, per_row)
         load = os.getloadavg()
         samples = alternate(session, variants, runs)
     finally:
         session.close()
     after = os.getloadavg()
-    print_table(f"{title}; {runs} runs alternated in one process; load average "
+    scope = ", distinct-key rules left out" if per_row else ""
+    print_table(f"{title}{scope}; {runs} runs alternated in one process; load average "
                 f"{load[0]:.2f} before, {after[0]:.2f} after", variants, samples,
                 cpu_here=embedded)
 
@@ -176,13 +179,17 @@ def main() -> int:
     parser.add_argument("--mysql-url", help="measure MariaDB/MySQL instead (a scratch database)")
     parser.add_argument("--each", action="store_true",
                         help="also time the statement less each constraint rule in turn")
+    parser.add_argument("--per-row", action="store_true",
+                        help="leave the distinct-key rules (duplicateValues, unique, primaryKey) "
+                             "out of every statement")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="packata-constraints-"))
     if args.mysql_url:
         drop = mysql_table(args.mysql_url, args.rows)
         try:
             measure(args.mysql_url, (MYSQL_TABLE,), work, args.runs,
-                    f"{args.rows:,} rows, MySQL/MariaDB", embedded=False, each=args.each)
+                    f"{args.rows:,} rows, MySQL/MariaDB", embedded=False, each=args.each,
+                    per_row=args.per_row)
         finally:
             drop()
         return 0
@@ -192,7 +199,7 @@ def main() -> int:
     run.build(args.rows, sys.executable, database)
     measure(f"duckdb:///{database}", ("events",), work, args.runs,
             f"{args.rows:,} rows, DuckDB {duckdb.__version__}, {os.cpu_count()} cores",
-            embedded=True, each=args.each)
+            embedded=True, each=args.each, per_row=args.per_row)
     return 0
 
 
