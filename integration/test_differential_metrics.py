@@ -452,6 +452,41 @@ def test_every_constraint_kind_measures_the_same_on_every_engine(engine, build, 
     assert all(r.category is Category.CONSTRAINT for r in report.results)
 
 
+# Library rules on the same column and key as constraints: `required` next to nullValues,
+# `unique` next to duplicateValues share their aggregates (planner._shared_aggregates).
+SHARED_LIBRARY = {"name": [{"id": "name_nulls", "metric": "nullValues", "mustBe": 0},
+                           {"id": "name_duplicates", "metric": "duplicateValues", "mustBe": 0}]}
+SHARED_EXPECTED = {
+    **{key: CONSTRAINT_EXPECTED[key] for key in (f"{P}[name].required", f"{P}[name].unique",
+                                                 "schema[cons].primaryKey")},
+    "name_nulls": (Status.FAILED, 1),  # row 5
+    "name_duplicates": (Status.FAILED, 1),  # 'a' twice; the one NULL is one more key
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_library_rules_share_aggregates_with_constraints(engine, build, tmp_path):
+    built = build(engine, CONSTRAINTS)
+    properties = [{"name": name, "physicalName": PHYSICAL.get(name, name), "logicalType": logical,
+                   **declared, "quality": SHARED_LIBRARY.get(name, [])}
+                  for name, (_, logical, declared) in CONSTRAINT_COLUMNS.items()]
+    path = tmp_path / "shared.yaml"
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "cons", "version": "1",
+                "status": "active",
+                "schema": [{"name": "cons", "physicalName": built.name, "properties": properties}]}
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    loaded = load_odcs(str(path))
+    compiled = compile_contract(loaded, get_dialect(built.endpoint.engine),
+                                prefix=built.endpoint.schema, select=set(SHARED_EXPECTED))
+    report = run(loaded, compiled, built.endpoint, RunOptions(show_sql=True))
+    assert {r.key: (r.status, r.value) for r in report.results} == SHARED_EXPECTED, [
+        (r.key, r.status, r.diagnostic) for r in report.results if r.diagnostic]
+    statements = {r.sql for r in report.results}
+    assert len(statements) == 1 and all(r.fused for r in report.results)
+    # name's distinct count once for unique and duplicateValues; k1's and K 2's none.
+    assert statements.pop().upper().count("COUNT(DISTINCT") == 1
+
+
 # Settings a DBA may give the server, the database or the login, under which '…' and NOT read
 # differently: the sessions must measure exactly as under the defaults.
 _FOREIGN_MODES = "NO_BACKSLASH_ESCAPES,ANSI_QUOTES,HIGH_NOT_PRECEDENCE,PIPES_AS_CONCAT"

@@ -84,12 +84,15 @@ def build_scan(
     dialect: Dialect,
     families: Mapping[str, Family | None],
     native_types: Mapping[str, str] | None = None,
+    *,
+    share_aggregates: bool = True,
 ) -> Scan:
     """`native_types`: the columns' types as the catalog names them, where read, so members
-    and bounds are checked against them (catalog/holding.py)."""
+    and bounds are checked against them (catalog/holding.py). `share_aggregates=False` writes
+    each aggregate where it is used (benchmarks/constraints.py compares the two statements)."""
     table = dialect.table(segments)
     context = MeasureContext(dialect, table, families, native_types or {})
-    columns: list[exp.Expr] = [exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)]
+    counts: list[exp.Expr] = []
     measured: list[Plan] = []
     mismatched: list[Plan] = []
     notes: list[tuple[Plan, str]] = []
@@ -101,11 +104,63 @@ def build_scan(
             continue
         finally:
             notes += [(plan, note) for note in context.take_notes()]
-        columns.append(exp.alias_(count, f"m{len(measured) + 1}", quoted=True))
+        counts.append(count)
         measured.append(plan)
-    statement = exp.select(*columns).from_(table)
+    statement = (_shared_aggregates(counts, table) if share_aggregates else None) or exp.select(
+        _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))).from_(table)
     return Scan(segments, tuple(measured), dialect.render(statement), tuple(mismatched),
                 tuple(notes), statement)
+
+
+def _rows_column() -> exp.Expr:
+    return exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)
+
+
+def _measure_column(index: int, count: exp.Expr) -> exp.Expr:
+    return exp.alias_(count, f"m{index + 1}", quoted=True)
+
+
+def _aggregates(node: exp.Expr) -> list[exp.Expr]:
+    """The outermost aggregates and scalar subqueries of one count, in order."""
+    if isinstance(node, exp.AggFunc | exp.Subquery):
+        return [node]
+    return [found for child in node.iter_expressions() for found in _aggregates(child)]
+
+
+def _shared_aggregates(counts: list[exp.Expr], table: exp.Table) -> exp.Select | None:
+    """When measurements repeat an aggregate (a `required` next to a nullValues on the same
+    column, `unique` or `primaryKey` next to duplicateValues on the same key), each aggregate
+    is computed once in an inner SELECT and every measurement reads it from there, still one
+    statement and one column per plan: engines such as MariaDB evaluate a repeated
+    COUNT(DISTINCT) twice (measured in benchmarks/README.md). None when nothing but COUNT(*)
+    repeats: the flat statement is the plainer one."""
+    found = [node for count in counts for node in _aggregates(count)]
+    rows = exp.Count(this=exp.Star())
+    if all(found.count(node) == 1 for node in found if node != rows):
+        return None
+    names: dict[exp.Expr, str] = {rows: ROWS_ALIAS}
+    for node in found:
+        names.setdefault(node, f"a{len(names)}")
+
+    placeholders: set[int] = set()
+
+    def shared(node: exp.Expr) -> exp.Expr:
+        name = names.get(node) if isinstance(node, exp.AggFunc | exp.Subquery) else None
+        if name is None:
+            return node
+        column = exp.column(name, quoted=True)
+        placeholders.add(id(column))
+        return column
+
+    outer = [count.transform(shared) for count in counts]
+    if any(id(column) not in placeholders for count in outer
+           for column in count.find_all(exp.Column)):
+        return None  # an aggregate this planner does not recognise: keep the flat statement
+    inner = exp.select(*(exp.alias_(node, name, quoted=True) for node, name in names.items())
+                       ).from_(table)
+    return exp.select(exp.column(ROWS_ALIAS, quoted=True),
+                      *(_measure_column(i, c) for i, c in enumerate(outer))
+                      ).from_(inner.subquery("packata_aggregates"))
 
 
 def plan_scans(
