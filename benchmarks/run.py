@@ -362,6 +362,11 @@ def main() -> int:
     for rows in args.sizes:
         venv = None if args.no_datacontract else args.datacontract_venv
         print_table(rows, bench(rows, args.runs, venv))
+    if args.sizes:
+        # Issue 11's measure: the fused statement with the constraints against the same
+        # statement without them, alternated in one process (benchmarks/constraints.py).
+        subprocess.run([sys.executable, str(HERE / "constraints.py"), "--rows",
+                        str(max(args.sizes)), "--runs", str(max(args.runs, 7))], check=True)
     if args.postgres_url:
         rows = args.postgres_rows
         print_table(rows, bench_postgres(args.postgres_url, rows, args.runs), "PostgreSQL")
