@@ -46,6 +46,9 @@ class Plan:
     object_segments: tuple[str, ...]
     columns: tuple[str, ...]
     declared_types: tuple[str | None, ...] = ()  # the contract's logicalType of each column
+    #: The contract's physicalType of each column, where declared: `compile` checks members
+    #: and bounds against it without a database (catalog/holding.py).
+    declared_physical: tuple[str | None, ...] = ()
 
     @property
     def percent(self) -> bool:
@@ -205,7 +208,8 @@ def _row_plan(
     if too_long:
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
-    return Plan(rule, handler, definition, segments, columns, declared), problems
+    physical = tuple(_declared_physical(schema, column) for column in columns)
+    return Plan(rule, handler, definition, segments, columns, declared, physical), problems
 
 
 class _Checks(Protocol):
@@ -253,6 +257,11 @@ def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Fi
     """Names longer than the engine keeps are findings, never silently truncated."""
     found = (dialect.identifier_problem(name) for name in dict.fromkeys(names))
     return [site.finding("name-too-long", problem) for problem in found if problem]
+
+
+def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return found.physical_type if found else None
 
 
 def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:

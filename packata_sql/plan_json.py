@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from packata_sql.compiler import Compiled
-from packata_sql.contracts.model import Contract
+from packata_sql.contracts.model import Contract, Finding, Level
 from packata_sql.dialects import Dialect
-from packata_sql.planner import Scan, build_scan, declared_families, group_by_object, plan_scans
+from packata_sql.planner import (
+    Scan,
+    build_scan,
+    declared_families,
+    declared_native_types,
+    group_by_object,
+    plan_scans,
+)
 from packata_sql.render.json import finding_document
 
 FORMAT = "packata-sql/plan@1"
@@ -18,6 +25,8 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
     """`pretty` lays each generated statement out for reading (`compile --format sql`); the
     JSON for tools keeps the one-line SQL that runs."""
     families = declared_families(compiled.plans, dialect)
+    natives = declared_native_types(compiled.plans, dialect)
+    notes: list[Finding] = []
 
     def text(scan: Scan) -> str:
         if pretty and scan.statement is not None:
@@ -27,11 +36,14 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
     rules: dict[str, dict[str, Any]] = {}
     scans = []
     for segments, plans in group_by_object(compiled.plans):
-        for fused in plan_scans(segments, plans, dialect, families):
+        for fused in plan_scans(segments, plans, dialect, families, natives):
+            notes += [Finding("member-not-representable", note, plan.rule.source_path,
+                              Level.WARNING, rule_key=plan.rule.key, line=plan.rule.line)
+                      for plan, note in fused.notes]
             scans.append({"object": list(segments), "sql": text(fused),
                           "rules": [p.rule.key for p in fused.plans]})
         for plan in plans:
-            alone = build_scan(segments, [plan], dialect, families)
+            alone = build_scan(segments, [plan], dialect, families, natives)
             rules[plan.rule.key] = {
                 "key": plan.rule.key,
                 "source_path": plan.rule.source_path,
@@ -74,5 +86,6 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
         "dialect": dialect.name,
         "scans": scans,
         "rules": ordered,
-        "findings": [finding_document(f) for f in compiled.findings],
+        "findings": [finding_document(f)
+                     for f in [*compiled.findings, *dict.fromkeys(notes)]],
     }

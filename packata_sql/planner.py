@@ -200,6 +200,15 @@ def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Fami
     }
 
 
+def declared_native_types(plans: Sequence[Plan], dialect: Dialect) -> dict[str, str]:
+    """Column types known without a database (for `compile`): the declared physicalTypes, so
+    members and bounds are checked against them as a run checks them against the catalog's."""
+    if dialect.dynamic_typing:
+        return {}
+    return {name: physical for plan in plans
+            for name, physical in zip(plan.columns, plan.declared_physical) if physical}
+
+
 INSPECT_LIMIT = 20
 
 

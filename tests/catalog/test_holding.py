@@ -137,3 +137,47 @@ def test_bounds_render_exactly_and_sqlite_is_not_checked():
     assert loose.held("c") is None
     assert loose.dialect.render(loose.number_compare("c", exp.GTE, Fraction(Decimal("1e-19")))) == \
         '"c" >= 0.0000000000000000001'
+
+
+def _compiled_with(tmp_path, engine: str, physical: str | None) -> dict:
+    """`compile`'s plan document for one decimal column with members it cannot all hold."""
+    import yaml
+
+    from packata_sql.compiler import compile_contract
+    from packata_sql.contracts.odcs import load_odcs
+    from packata_sql.plan_json import plan_document
+
+    prop = {"name": "amount", "logicalType": "number",
+            "logicalTypeOptions": {"validValues": [1.5, 1.005, 99999999999]},
+            "quality": [{"metric": "invalidValues",
+                         "arguments": {"validValues": [2.25, 3.125]}, "mustBe": 0}]}
+    if physical:
+        prop["physicalType"] = physical
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "m", "version": "1",
+        "status": "active", "schema": [{"name": "amounts", "properties": [prop]}]}))
+    contract = load_odcs(str(path))
+    dialect = get_dialect(engine)
+    return plan_document(contract, compile_contract(contract, dialect), dialect)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "postgres", "mysql", "spark", "sqlserver",
+                                    "snowflake", "bigquery", "trino", "databricks"])
+def test_compile_checks_members_against_a_declared_physical_type(tmp_path, engine):
+    """Without a database, the declared physicalType stands in for the catalog's type: the
+    members a decimal(10,2) cannot hold are findings at compile time and match nothing."""
+    document = _compiled_with(tmp_path, engine, "decimal(10,2)")
+    flagged = {(f["rule_key"].rsplit(".", 1)[-1], f["message"].split("'")[1])
+               for f in document["findings"] if f["code"] == "member-not-representable"}
+    assert flagged == {("quality[0]", "3.125"), ("validValues", "1.005"),
+                       ("validValues", "99999999999")}
+    sql = document["scans"][0]["sql"]
+    assert "3.125" not in sql and "1.005" not in sql and "1.5" in sql and "2.25" in sql
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "postgres"])
+def test_compile_without_a_physical_type_leaves_members_to_the_run(tmp_path, engine):
+    document = _compiled_with(tmp_path, engine, None)
+    assert not [f for f in document["findings"] if f["code"] == "member-not-representable"]
+    assert "3.125" in document["scans"][0]["sql"]
