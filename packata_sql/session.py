@@ -163,6 +163,8 @@ class TimedSession:
     _stuck = False
     #: The time limit of the statement being run, for engines that also enforce it server-side.
     limit_s = 300.0
+    #: Column facts already read, per object (see column_facts).
+    _facts_read: dict[tuple[str, ...], tuple[ColumnFact, ...]] | None = None
 
     # Engine-specific, called on the worker thread.
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -225,7 +227,14 @@ class TimedSession:
         return self._timed(lambda: self._describe(segments), 60.0)
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
-        return self._timed(lambda: self._facts(segments), 60.0)
+        """Read once per object and session: an object's catalog checks and its column-type
+        checks ask for the same facts, and on a remote engine each read is a round trip."""
+        if self._facts_read is None:
+            self._facts_read = {}
+        key = tuple(segments)
+        if key not in self._facts_read:
+            self._facts_read[key] = self._timed(lambda: self._facts(segments), 60.0)
+        return self._facts_read[key]
 
     def objects(self, schema: str | None) -> list[str]:
         """The tables and views the session may read in `schema` (None: its current one), for
