@@ -205,8 +205,10 @@ def declared_native_types(plans: Sequence[Plan], dialect: Dialect) -> dict[str, 
     members and bounds are checked against them as a run checks them against the catalog's."""
     if dialect.dynamic_typing:
         return {}
+    # strict=False: a plan built without declared physical types (tests, tools) has none.
     return {name: physical for plan in plans
-            for name, physical in zip(plan.columns, plan.declared_physical) if physical}
+            for name, physical in zip(plan.columns, plan.declared_physical, strict=False)
+            if physical}
 
 
 INSPECT_LIMIT = 20
