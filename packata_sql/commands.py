@@ -289,6 +289,12 @@ def compile_plans(args: argparse.Namespace) -> int:
     from packata_sql.render.json import dumps
 
     contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
+    if dict(contract.declaration).get("format", "odcs") == "odcs":
+        from packata_sql.lint import lint_problems
+
+        # What stops `check` before connecting (a misspelt metric or constraint key) stops
+        # `compile` too: a plan of a contract check refuses is no plan.
+        lint_problems(args.contract, contract, fail_hard=True)
     name = dialect_name(args.dialect) if args.dialect else contract_dialect(contract)
     if name is None or name not in COMPILE_DIALECTS:
         if not args.dialect:

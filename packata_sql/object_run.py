@@ -84,7 +84,7 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
     for scan in plan_scans(segments, runnable, session.dialect, families, natives):
         for plan, note in scan.notes:
             finding = Finding("member-not-representable", note, plan.rule.source_path,
-                              Level.WARNING, rule_key=plan.rule.key)
+                              Level.WARNING, rule_key=plan.rule.key, line=plan.rule.line)
             if finding not in state.notes:
                 state.notes.append(finding)
         state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")

@@ -154,7 +154,7 @@ class Report:
 def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
     """A rule's result, with what labels need: where it applies, its metric (or constraint
     kind), its line and its expectations in words."""
-    from packata_sql.contracts.constraints import catalog_expectation
+    from packata_sql.contracts.constraints import catalog_expectation, shown_kind
     from packata_sql.expectations import describe
 
     target = rule.target
@@ -165,5 +165,5 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
         rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
         target=".".join((target.object_name, *target.property_path)),
         metric=definition.metric if isinstance(definition, Library) else None,
-        kind=definition.kind if isinstance(definition, Constraint) else None,
+        kind=shown_kind(definition) if isinstance(definition, Constraint) else None,
         line=rule.line, expectation=expectation or None, **fields)

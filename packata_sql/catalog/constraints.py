@@ -300,8 +300,12 @@ class ValidValues(ConstraintHandler):
 
     def validate(self, rule: Rule, constraint: Constraint, schema: SchemaObject | None,
                  site: Site) -> list[Finding]:
+        # ODCS 3.2's `enum` sits on the property itself; `validValues` (and an `enum` written
+        # there) under logicalTypeOptions: the message names where the member is written.
+        written = "logicalTypeOptions" if rule.source_path.endswith(
+            f"logicalTypeOptions.{self.kind}") else "property"
         return check_members(constraint.argument(self.kind), self.kind, _logical(constraint),
-                             site, "logicalTypeOptions")
+                             site, written)
 
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:

@@ -73,6 +73,16 @@ def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], li
     return rules, findings
 
 
+def shown_kind(constraint: Constraint) -> str:
+    """The kind reports name: an invalid declaration is named by what it declares
+    (`required`, `maxLength`), not by the placeholder kind its skipped rule carries."""
+    if constraint.kind == INVALID:
+        declared = constraint.argument("declaration")
+        if isinstance(declared, str) and declared:
+            return declared.rsplit(".", 1)[-1]
+    return constraint.kind
+
+
 def catalog_expectation(constraint: Constraint) -> str | None:
     """What a catalog check expects, in the words reports print after "expected" (its rule
     has no `mustBe…` to describe); None for a row-reading constraint."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from packata_sql.contracts.model import Severity
+from packata_sql.contracts.model import Finding, Level, Severity
 from packata_sql.render.words import headline, label, value_text, why_text
 from packata_sql.report import Report, RuleResult, Status
 
@@ -52,5 +52,20 @@ def render_github(report: Report) -> str:
         measured = value_text(result)
         message = why_text(result) + (f" (measured {measured})" if measured else "")
         lines.append(f"::{level} {','.join(where)}::{_data(f'{result.key}: {message}')}")
+    annotated_rules = {r.key for r in report.results if _level(r) is not None}
+    for finding in report.findings:
+        if finding.rule_key not in annotated_rules:  # e.g. a member that matches no cell
+            lines.append(_finding_line(finding, annotated))
     lines.append(f"packata-sql: {headline(report)} · target: {report.target}")
     return "\n".join(lines) + "\n"
+
+
+def _finding_line(finding: Finding, annotated: str) -> str:
+    """A finding no rule annotation carries (a warning on a rule that passed or failed, or a
+    contract-level one), so a CI run shows what weakened a rule."""
+    level = "error" if finding.level is Level.ERROR else "warning"
+    where = [f"file={_property(annotated)}"]
+    if finding.line:
+        where.append(f"line={finding.line}")
+    where.append(f"title={_property(finding.code)}")
+    return f"::{level} {','.join(where)}::{_data(f'{finding.source_path}: {finding.message}')}"

@@ -181,3 +181,26 @@ def test_compile_without_a_physical_type_leaves_members_to_the_run(tmp_path, eng
     document = _compiled_with(tmp_path, engine, None)
     assert not [f for f in document["findings"] if f["code"] == "member-not-representable"]
     assert "3.125" in document["scans"][0]["sql"]
+
+
+def test_a_member_message_names_where_the_member_is_written(tmp_path):
+    """ODCS 3.2's `enum` sits on the property; `validValues` under logicalTypeOptions."""
+    import yaml
+
+    from packata_sql.compiler import compile_contract
+    from packata_sql.contracts.odcs import load_odcs
+    from packata_sql.plan_json import plan_document
+
+    path = tmp_path / "e.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "e", "version": "1",
+        "status": "active", "schema": [{"name": "t", "properties": [
+            {"name": "a", "logicalType": "date", "enum": [{"value": "2024-02-30"}]},
+            {"name": "b", "logicalType": "date",
+             "logicalTypeOptions": {"validValues": ["2024-02-31"]}}]}]}))
+    contract = load_odcs(str(path))
+    dialect = get_dialect("duckdb")
+    document = plan_document(contract, compile_contract(contract, dialect), dialect)
+    named = sorted(f["message"].split("'")[1] for f in document["findings"]
+                   if f["code"] == "member-not-representable")
+    assert named == ["logicalTypeOptions.validValues[0]", "property.enum[0]"]

@@ -75,8 +75,14 @@ def test_invalid_values_skip_their_rules_and_the_run_is_incomplete(tmp_path):
         f"{p}[email].logicalTypeOptions": (18, "schema[0].properties[1].logicalTypeOptions",
                                            "error"),
     }
+    # Each skipped rule is named by what it declares, not by a placeholder kind.
+    kinds = {r["key"]: r["kind"] for r in report["rules"] if r["status"] == "skipped"}
+    assert kinds == {f"{p}[id].required": "required",
+                     f"{p}[id].primaryKeyPosition": "primaryKeyPosition",
+                     f"{p}[email].logicalTypeOptions": "logicalTypeOptions"}
     table = packata("check", "c.yaml", "--progress", "none", cwd=tmp_path)
     assert table.returncode == 2 and "INCOMPLETE" in table.stdout
+    assert "orders.id · required" in table.stdout and "· invalid" not in table.stdout
 
 
 def test_misspelt_constraint_and_option_keys_stop_check_before_connecting(tmp_path):
@@ -95,3 +101,8 @@ def test_misspelt_constraint_and_option_keys_stop_check_before_connecting(tmp_pa
     assert linted.returncode == 3
     assert "c.yaml:13: error unknown-constraint-key" in linted.stdout
     assert "c.yaml:18: error unknown-option" in linted.stdout
+    # compile refuses the same contract, with the same lines: no plan of a contract check refuses.
+    compiled = packata("compile", path.name, "--dialect", "duckdb", "--format", "json",
+                       cwd=tmp_path)
+    assert (compiled.returncode, compiled.stdout) == (3, "")
+    assert compiled.stderr.splitlines()[:2] == done.stderr.splitlines()[:2]

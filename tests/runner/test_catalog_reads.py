@@ -47,5 +47,9 @@ def test_column_facts_are_read_once_per_object(tmp_path: Path, monkeypatch: pyte
     # 1.005 cannot be held by DECIMAL(10,2) (the facts' native type): it matches nothing.
     assert results["schema[amounts].properties[amount].logicalTypeOptions.validValues"] == (
         Status.FAILED, 1)
-    assert any(f.code == "member-not-representable" for f in report.findings)
+    valid = next(r for r in report.results if r.key.endswith(".validValues"))
+    flagged = [f for f in report.findings if f.code == "member-not-representable"]
+    # The finding points at the declaration's line, as compile's does.
+    assert [(f.rule_key, f.line) for f in flagged] == [(valid.key, valid.line)]
+    assert valid.line is not None
     assert reads == [("amounts",)]
