@@ -10,7 +10,6 @@ from typing import Any
 
 from packata_sql.catalog_checks import catalog_result
 from packata_sql.compiler import Plan
-from packata_sql.contracts.model import Finding, Level
 from packata_sql.dialects import Family
 from packata_sql.names import closest_hint, find_column, resolved_note
 from packata_sql.planner import ObjectWork, Scan, build_scan, plan_scans
@@ -82,9 +81,7 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
     families = {name: columns[name] for plan in runnable for name in plan.columns}
     natives = _native_types(session, segments, families)
     for scan in plan_scans(segments, runnable, session.dialect, families, natives):
-        for plan, note in scan.notes:
-            finding = Finding("member-not-representable", note, plan.rule.source_path,
-                              Level.WARNING, rule_key=plan.rule.key, line=plan.rule.line)
+        for finding in scan.findings():
             if finding not in state.notes:
                 state.notes.append(finding)
         state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
@@ -104,12 +101,12 @@ def _native_types(session: Session, segments: tuple[str, ...],
         facts = session.column_facts(segments)
     except (ProviderError, Interrupted):
         return {}
+    by_name = {fact.name: fact for fact in facts}
     found = {}
     for name in wanted:
-        fact = next((f for f in facts if f.name == name), None) or next(
-            (f for f in facts if session.dialect.same_name(f.name, name)), None)
-        if fact is not None:
-            found[name] = fact.native_type
+        column = find_column(session.dialect, by_name, name, exact=True)
+        if column is not None:
+            found[name] = by_name[column].native_type
     return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from packata_sql.compiler import Compiled
-from packata_sql.contracts.model import Contract, Finding, Level
+from packata_sql.contracts.model import Contract, Finding
 from packata_sql.dialects import Dialect
 from packata_sql.planner import (
     Scan,
@@ -37,9 +37,7 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
     scans = []
     for segments, plans in group_by_object(compiled.plans):
         for fused in plan_scans(segments, plans, dialect, families, natives):
-            notes += [Finding("member-not-representable", note, plan.rule.source_path,
-                              Level.WARNING, rule_key=plan.rule.key, line=plan.rule.line)
-                      for plan, note in fused.notes]
+            notes += fused.findings()
             scans.append({"object": list(segments), "sql": text(fused),
                           "rules": [p.rule.key for p in fused.plans]})
         for plan in plans:

@@ -10,6 +10,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
+from packata_sql.contracts.model import Finding, Level
 from packata_sql.dialects import Dialect, Family
 from packata_sql.engines import ENGINES
 
@@ -39,6 +40,12 @@ class Scan:
     notes: tuple[tuple[Plan, str], ...] = ()
     #: The statement `sql` renders, for `compile` to lay out for reading.
     statement: exp.Select | None = field(default=None, compare=False)
+
+    def findings(self) -> list[Finding]:
+        """The notes as the warnings `check` and `compile` report, each at its rule's line."""
+        return [Finding("member-not-representable", note, plan.rule.source_path, Level.WARNING,
+                        rule_key=plan.rule.key, line=plan.rule.line)
+                for plan, note in self.notes]
 
 
 def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
