@@ -202,8 +202,19 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
     emit_all(report, fmt, parse_outputs([output] if output else [], fmt), fail_on_warning=False)
 
 
+def _stop_on_misspellings(path: str, contract: Contract) -> bool:
+    """What stops `check` and `compile` before connecting (a misspelt metric or constraint key,
+    an invalid drift override: exit 3). Lint reads ODCS only; False for other formats."""
+    if dict(contract.declaration).get("format", "odcs") != "odcs":
+        return False
+    from packata_sql.lint import lint_problems
+
+    lint_problems(path, contract, fail_hard=True)
+    return True
+
+
 def check(args: argparse.Namespace) -> int:
-    from packata_sql.lint import lint_problems, schema_notice
+    from packata_sql.lint import schema_notice
     from packata_sql.outputs import check_writable, parse_outputs, stdout_format
     from packata_sql.progress import start
 
@@ -211,8 +222,7 @@ def check(args: argparse.Namespace) -> int:
     outputs = parse_outputs(args.output, fmt)
     declared = load_source(args.contract, args.odcs_between, args.declaration, args.object)
     contract = declared.contract
-    if dict(contract.declaration).get("format", "odcs") == "odcs":  # lint reads ODCS only
-        lint_problems(args.contract, contract, fail_hard=True)
+    if _stop_on_misspellings(args.contract, contract):
         notice = schema_notice(args.contract, declared.loaded)
         if notice:
             print(f"packata-sql: {notice}", file=sys.stderr)
@@ -289,12 +299,7 @@ def compile_plans(args: argparse.Namespace) -> int:
     from packata_sql.render.json import dumps
 
     contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
-    if dict(contract.declaration).get("format", "odcs") == "odcs":
-        from packata_sql.lint import lint_problems
-
-        # What stops `check` before connecting (a misspelt metric or constraint key) stops
-        # `compile` too: a plan of a contract check refuses is no plan.
-        lint_problems(args.contract, contract, fail_hard=True)
+    _stop_on_misspellings(args.contract, contract)  # a plan of a contract check refuses is none
     name = dialect_name(args.dialect) if args.dialect else contract_dialect(contract)
     if name is None or name not in COMPILE_DIALECTS:
         if not args.dialect:

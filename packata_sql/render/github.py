@@ -45,13 +45,11 @@ def render_github(report: Report) -> str:
         level = _level(result)
         if level is None:
             continue
-        where = [f"file={_property(annotated)}"]
-        if result.line:
-            where.append(f"line={result.line}")
-        where.append(f"title={_property(f'{result.status.value}: {label(result)}')}")
         measured = value_text(result)
         message = why_text(result) + (f" (measured {measured})" if measured else "")
-        lines.append(f"::{level} {','.join(where)}::{_data(f'{result.key}: {message}')}")
+        lines.append(_annotation(level, annotated, result.line,
+                                 f"{result.status.value}: {label(result)}",
+                                 f"{result.key}: {message}"))
     annotated_rules = {r.key for r in report.results if _level(r) is not None}
     for finding in report.findings:
         if finding.rule_key not in annotated_rules:  # e.g. a member that matches no cell
@@ -64,8 +62,14 @@ def _finding_line(finding: Finding, annotated: str) -> str:
     """A finding no rule annotation carries (a warning on a rule that passed or failed, or a
     contract-level one), so a CI run shows what weakened a rule."""
     level = "error" if finding.level is Level.ERROR else "warning"
+    return _annotation(level, annotated, finding.line, finding.code,
+                       f"{finding.source_path}: {finding.message}")
+
+
+def _annotation(level: str, annotated: str, line: int | None, title: str, message: str) -> str:
+    """One workflow command: `::level file=…,line=…,title=…::message`, escaped."""
     where = [f"file={_property(annotated)}"]
-    if finding.line:
-        where.append(f"line={finding.line}")
-    where.append(f"title={_property(finding.code)}")
-    return f"::{level} {','.join(where)}::{_data(f'{finding.source_path}: {finding.message}')}"
+    if line:
+        where.append(f"line={line}")
+    where.append(f"title={_property(title)}")
+    return f"::{level} {','.join(where)}::{_data(message)}"
