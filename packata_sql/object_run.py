@@ -5,6 +5,7 @@ rule, each rule's verdict, and failure triage."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -79,7 +80,7 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         else:
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
-    natives = _native_types(session, segments, families)
+    natives = _CatalogTypes(session, segments, families)
     for scan in plan_scans(segments, runnable, session.dialect, families, natives):
         for finding in scan.findings():
             if finding not in state.notes:
@@ -88,11 +89,36 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         _measure(state, session, scan, families, natives)
 
 
+class _CatalogTypes(Mapping[str, str]):
+    """The measured number and date/time columns' types as the catalog names them, so members
+    and bounds are checked against the column's precision, scale and kind
+    (catalog/holding.py). Read on first use: only a member or bound on such a column asks, so
+    an object without one costs no catalog read."""
+
+    def __init__(self, session: Session, segments: tuple[str, ...],
+                 families: dict[str, Family]) -> None:
+        self._session, self._segments, self._families = session, segments, families
+        self._read: dict[str, str] | None = None
+
+    def _types(self) -> dict[str, str]:
+        if self._read is None:
+            self._read = _native_types(self._session, self._segments, self._families)
+        return self._read
+
+    def __getitem__(self, name: str) -> str:
+        return self._types()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._types())
+
+    def __len__(self) -> int:
+        return len(self._types())
+
+
 def _native_types(session: Session, segments: tuple[str, ...],
                   families: dict[str, Family]) -> dict[str, str]:
-    """The measured number and date/time columns' types as the catalog names them (one
-    catalog read per object), so members and bounds are checked against the column's
-    precision, scale and kind (catalog/holding.py); nothing when the catalog cannot say."""
+    """One catalog read of the object's columns (shared with its catalog checks: the session
+    keeps the facts); nothing when the catalog cannot say."""
     wanted = {name for name, family in families.items()
               if family in (Family.NUMBER, Family.TEMPORAL)}
     if not wanted or session.dialect.dynamic_typing:
@@ -111,7 +137,7 @@ def _native_types(session: Session, segments: tuple[str, ...],
 
 
 def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, Family],
-             natives: dict[str, str]) -> None:
+             natives: Mapping[str, str]) -> None:
     """Runs one scan; a failed fused scan falls back to one statement per rule."""
     if not scan.plans:
         return

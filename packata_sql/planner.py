@@ -98,7 +98,8 @@ def build_scan(
     and bounds are checked against them (catalog/holding.py). `share_aggregates=False` writes
     each aggregate where it is used (benchmarks/constraints.py compares the two statements)."""
     table = dialect.table(segments)
-    context = MeasureContext(dialect, table, families, native_types or {})
+    context = MeasureContext(dialect, table, families,
+                             {} if native_types is None else native_types)
     counts: list[exp.Expr] = []
     measured: list[Plan] = []
     mismatched: list[Plan] = []
