@@ -273,3 +273,29 @@ def test_duckdb_session_has_no_progress_bar_and_a_locked_configuration(tmp_path)
             session.fetch_cell("SET enable_progress_bar = true", [], 10)
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("raised", [RuntimeError("Query interrupted"),
+                                    "duckdb.InterruptException"])
+def test_ctrl_c_while_a_duckdb_session_opens_is_an_interrupt(raised, tmp_path, monkeypatch):
+    """Ctrl-C during the opening statements reaches us as DuckDB's InterruptException or as its
+    Python client's RuntimeError('Query interrupted') (seen in about 2 % of interrupts sent
+    while a session opens, too rare to provoke on demand): both end the run as Ctrl-C (exit
+    130), not as a connection failure. The fault is injected at `duckdb.connect`."""
+    import duckdb
+
+    database = _database("duckdb", tmp_path)
+    error = duckdb.InterruptException("INTERRUPT Error: Interrupted!") \
+        if raised == "duckdb.InterruptException" else raised
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(duckdb, "connect", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        open_session(Endpoint("duckdb", str(database)), trust_environment=False)
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **k: (_ for _ in ()).throw(
+        RuntimeError("another fault")))
+    with pytest.raises(ProviderError) as failed:
+        open_session(Endpoint("duckdb", str(database)), trust_environment=False)
+    assert failed.value.category == "connection-failed"
