@@ -34,12 +34,12 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # the bench contract and table builder
 
-from packata_sql.commands import load_contract
-from packata_sql.compiler import Plan, compile_contract
+from packata_sql.cli.check import load_contract
 from packata_sql.contracts.model import Category
-from packata_sql.endpoint import parse_url
-from packata_sql.planner import DISTINCT_MEASURES, build_scan, group_by_object, plan_scans
-from packata_sql.session import Session, open_session
+from packata_sql.plans.compiler import Plan, compile_contract
+from packata_sql.plans.planner import DISTINCT_MEASURES, build_scan, group_by_object, plan_scans
+from packata_sql.sessions.base import Session, open_session
+from packata_sql.sessions.endpoint import parse_url
 
 MYSQL_TABLE = "bench_events"
 MYSQL_BUILD = f"""

@@ -23,12 +23,12 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import PATTERN, RULES, contract_document
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import parse_url
-from packata_sql.planner import build_scan, declared_families, group_by_object, plan_scans
-from packata_sql.session import open_session
+from packata_sql.plans.compiler import compile_contract
+from packata_sql.plans.planner import build_scan, declared_families, group_by_object, plan_scans
+from packata_sql.sessions.base import open_session
+from packata_sql.sessions.endpoint import parse_url
 
 DATABASE = "packata_bench"
 BUILD = """

@@ -21,7 +21,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import pytest
 
 from packata_sql import engines
-from packata_sql.endpoint import Endpoint, parse_url
+from packata_sql.sessions.endpoint import Endpoint, parse_url
 
 #: The registry's servers reached by `scheme://user@host/db` URLs (Spark has its own fixture).
 SERVER_ENGINES = tuple(spec.name for spec in engines.connectable()

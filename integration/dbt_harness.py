@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from packata_sql.cli import main as packata_main
+from packata_sql.cli.main import main as packata_main
 
 FIXTURE = Path(__file__).parent / "dbt_fixture"
 README = Path(__file__).resolve().parents[1] / "README.md"

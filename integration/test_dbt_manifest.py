@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from packata_sql.cli import main as packata_main
+from packata_sql.cli.main import main as packata_main
 
 from .dbt_harness import CONTRACT, Project, projects
 

@@ -16,15 +16,15 @@ import duckdb
 import pytest
 import yaml
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.render.json import report_document
 from packata_sql.render.table import render_table
 from packata_sql.report import Report, Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import Endpoint
 
 DECLARED = "Analytics"
 REAL = [(5,), (-2,), (7,)]
@@ -182,7 +182,7 @@ def test_the_schema_name_is_one_quoted_identifier(tmp_path: Path) -> None:
 
 def test_a_mysql_url_without_a_database_still_connects(mysql: Any, tmp_path: Path) -> None:
     """No database and no schema: nothing to resolve in, which is not an error."""
-    from packata_sql.session import open_session
+    from packata_sql.sessions.base import open_session
 
     session = open_session(dataclasses.replace(mysql.reader, database=""), trust_environment=False)
     try:

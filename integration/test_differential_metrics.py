@@ -22,13 +22,13 @@ import pytest
 import yaml
 
 from integration.conftest import embedded_database
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint, parse_url
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Report, Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import Endpoint, parse_url
 
 ENGINES = ["duckdb", "sqlite", "postgres", "mysql", "spark"]
 #: The object every dataset is read through: a view over a plainly named base table.

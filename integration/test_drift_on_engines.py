@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from packata_sql.dialects import Family, get_dialect
-from packata_sql.drift import Classification, classify, fields_from_facts, parse_overrides
-from packata_sql.endpoint import Endpoint
-from packata_sql.session import open_session
+from packata_sql.run.drift import Classification, classify, fields_from_facts, parse_overrides
+from packata_sql.sessions.base import open_session
+from packata_sql.sessions.endpoint import Endpoint
 
 TYPES = {
     "duckdb": {"int": "INTEGER", "bigint": "BIGINT", "numeric": "DECIMAL(10, 2)",

@@ -18,12 +18,12 @@ import duckdb
 import pytest
 import yaml
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Report, Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import Endpoint
 
 DDL = "CREATE TABLE Air_Quality (Station_ID INTEGER, PM25 INTEGER)"
 ROWS = "INSERT INTO Air_Quality VALUES (1, 10), (2, NULL), (3, 30)"

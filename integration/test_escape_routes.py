@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from packata_sql.endpoint import parse_url
-from packata_sql.session import ProviderError, open_session
+from packata_sql.sessions.base import ProviderError, open_session
+from packata_sql.sessions.endpoint import parse_url
 
 LOGIN, PASSWORD = "packata_esc", "packata-esc-pw"
 
@@ -285,11 +285,11 @@ DEFINER_VIEW = {
 def test_library_rules_on_a_definer_view_are_refused(server, tmp_path):
     """Library metrics read the view, and the view runs the definer's function: refused like
     authored SQL, and no file appears; with --trust-environment the rule runs."""
-    from packata_sql.compiler import compile_contract
     from packata_sql.contracts.odcs import load_odcs
     from packata_sql.dialects import get_dialect
+    from packata_sql.plans.compiler import compile_contract
     from packata_sql.report import Status
-    from packata_sql.runner import RunOptions, run
+    from packata_sql.run.runner import RunOptions, run
 
     cleanup = PG_CLEANUP if server.engine == "postgres" else MY_CLEANUP
     server.execute(*cleanup)

@@ -27,11 +27,11 @@ from integration.test_differential_metrics import (  # noqa: F401 (build is a fi
     P,
     build,
 )
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
 
 TABLE = "triage_people"
 

@@ -17,11 +17,11 @@ import pytest
 import yaml
 
 from integration.conftest import embedded_database
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
 
 SENTINEL = "S3ntinel-pw-9c1e"
 # Slow without a sleep function (the binder refuses those): ~10^8 joined rows, tens of seconds.

@@ -14,12 +14,12 @@ from typing import Any
 import duckdb
 import pytest
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.formats import load_declaration
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Outcome, Report, Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import Endpoint
 
 ENGINES = ["duckdb", "sqlite", "postgres", "mysql"]
 TABLE = "fm_orders"

@@ -12,13 +12,13 @@ import duckdb
 import pytest
 import yaml
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category, Level
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Report, Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import Endpoint
 
 TABLE = "typed_members"
 ROWS = [(1,), (2,), (None,), (3,)]

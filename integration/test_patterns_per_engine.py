@@ -16,8 +16,8 @@ import yaml
 
 from packata_sql.dialects import get_dialect
 from packata_sql.dialects.regex import portable
-from packata_sql.endpoint import Endpoint
 from packata_sql.report import Status
+from packata_sql.sessions.endpoint import Endpoint
 
 from .test_differential_metrics import measured, measured_on
 
@@ -122,7 +122,7 @@ def test_catastrophic_corpus_runs_at_once_without_backtracking(engine, request, 
 def test_a_match_limit_warning_is_an_error_not_a_count(mysql, entry):
     """Should a pattern slip past the guard, MariaDB's "no match" with warning 1139 is not a
     measurement: the session ends the statement in error instead of returning the count."""
-    from packata_sql.session import ProviderError, open_session
+    from packata_sql.sessions.base import ProviderError, open_session
 
     dialect = get_dialect("mysql")
     search = dialect.regex_search(exp.Literal.string(attack(entry)),

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from packata_sql.session import Interrupted, ProviderError, Session, open_session
+from packata_sql.sessions.base import Interrupted, ProviderError, Session, open_session
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def unguarded(server: Any, url: str | None = None) -> Any:
     if server.engine == "postgres":
         import psycopg
 
-        from packata_sql.endpoint import parse_url
+        from packata_sql.sessions.endpoint import parse_url
 
         endpoint = parse_url(url or server.admin_url)
         return psycopg.connect(host=endpoint.host, port=endpoint.port, user=endpoint.user,
@@ -170,7 +170,7 @@ def unguarded(server: Any, url: str | None = None) -> Any:
     import pymysql
     from pymysql.constants import CLIENT
 
-    from packata_sql.endpoint import parse_url
+    from packata_sql.sessions.endpoint import parse_url
 
     endpoint = parse_url(url or server.admin_url)
     return pymysql.connect(host=endpoint.host, port=endpoint.port or 3306,

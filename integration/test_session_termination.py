@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-import packata_sql.session as session_module
-from packata_sql.compiler import compile_contract
+import packata_sql.sessions.base as session_module
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Status
-from packata_sql.runner import RunOptions, run
-from packata_sql.session import open_session
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.base import open_session
 
 # A DBA's function that swallows cancels, statement_timeout included (both raise
 # query_canceled, which a PL/pgSQL handler can catch); only terminating the backend stops it.

@@ -23,14 +23,14 @@ from integration.test_differential_metrics import (
     adversarial_contract,
     adversarial_expected,
 )
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Report, Status
-from packata_sql.runner import RunOptions, run
-from packata_sql.session import ProviderError, open_session
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.base import ProviderError, open_session
+from packata_sql.sessions.endpoint import Endpoint
 
 TABLE_RULES = [{"id": "rows", "metric": "rowCount", "mustBe": 7}]
 DISTINCT_RULES = {"id_dups", "select_dups", "status_dups", "amount_dups", "pair_dups"}
@@ -106,7 +106,7 @@ def test_adversarial_plans_and_schema_checks_on_spark(adversarial, tmp_path, tab
 
 
 def test_compile_plans_show_distinct_keys_apart(tmp_path):
-    from packata_sql.plan_json import plan_document
+    from packata_sql.cli.plan_json import plan_document
 
     loaded = load_odcs(str(adversarial_contract(tmp_path / "c.yaml", "adv")))
     scans = {}
@@ -220,7 +220,7 @@ def test_a_statement_past_its_limit_is_interrupted_and_the_session_goes_on(adver
 
 
 def test_doctor_says_the_engine_enforces_nothing_and_what_would(adversarial, capsys):
-    from packata_sql.cli import main
+    from packata_sql.cli.main import main
 
     url = f"{adversarial.url};schema={adversarial.database}"
     assert main(["doctor", "--url", url]) == 0

@@ -12,7 +12,7 @@ import yaml
 
 from integration.test_spark_engine import write_contract
 from packata_sql.dialects import get_dialect
-from packata_sql.session import ProviderError, open_session
+from packata_sql.sessions.base import ProviderError, open_session
 from packata_sql.sessions.spark import SETTINGS
 
 
@@ -29,7 +29,7 @@ def test_connection_problems_are_categories_without_secrets(spark):
     wrong = spark.url.split(";token=")[0] + ";token=wrong-token"
     endpoint_text = ""
     with pytest.raises(ProviderError) as refused:
-        from packata_sql.endpoint import parse_url
+        from packata_sql.sessions.endpoint import parse_url
 
         endpoint = parse_url(wrong)
         endpoint_text = endpoint.describe() + repr(endpoint)
@@ -41,7 +41,7 @@ def test_binder_vectors_execute_on_spark(spark):
     """dialects/spark.yaml: every case with `run` binds and returns its cell on Spark, through
     the trusted session's single-SELECT wall, with its `values` bound by name (tables are built
     once per distinct fixture and named `vector_<n>`: Spark table names are [A-Za-z0-9_])."""
-    from packata_sql.template import bind
+    from packata_sql.authored.template import bind
 
     vectors = Path(__file__).resolve().parents[1] / "dialects" / "spark.yaml"
     cases = [c for c in yaml.safe_load(vectors.read_text(encoding="utf-8"))["cases"] if "run" in c]
@@ -77,7 +77,7 @@ def test_binder_vectors_execute_on_spark(spark):
         session.close()
 
 def test_an_unreachable_server_fails_within_seconds(spark):
-    from packata_sql.endpoint import parse_url
+    from packata_sql.sessions.endpoint import parse_url
 
     started = time.monotonic()
     with pytest.raises(ProviderError) as refused:

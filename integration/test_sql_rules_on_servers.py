@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
 
 
 def check(server, tmp_path: Path, query: str, parameters: dict | None = None,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
+from packata_sql.authored.template import bind
 from packata_sql.dialects import get_dialect
-from packata_sql.session import open_session
-from packata_sql.template import bind
+from packata_sql.sessions.base import open_session
 
 VECTORS = Path(__file__).resolve().parents[1] / "dialects"
 ENGINES = ("postgres", "mysql")

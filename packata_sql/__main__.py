@@ -1,3 +1,3 @@
-from packata_sql.cli import main
+from packata_sql.cli.main import main
 
 raise SystemExit(main())

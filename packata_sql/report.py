@@ -155,7 +155,7 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
     """A rule's result, with what labels need: where it applies, its metric (or constraint
     kind), its line and its expectations in words."""
     from packata_sql.contracts.constraints import catalog_expectation, shown_kind
-    from packata_sql.expectations import describe
+    from packata_sql.contracts.expectations import describe
 
     target = rule.target
     definition = rule.definition

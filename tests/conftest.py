@@ -12,13 +12,13 @@ from typing import Any
 import duckdb
 import pytest
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import Category
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import FILE_ENGINES, Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Report
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import FILE_ENGINES, Endpoint
 
 #: The in-process engines, from the registry (a new one needs its column types below).
 ENGINES = FILE_ENGINES

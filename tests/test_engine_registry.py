@@ -16,15 +16,15 @@ from types import ModuleType
 import pytest
 
 from packata_sql import engines
-from packata_sql.cli import DIALECT_NAMES, main
-from packata_sql.compile_sql import contract_dialect, dialect_name
+from packata_sql.cli.compile_sql import contract_dialect, dialect_name
+from packata_sql.cli.doctor import login_lines
+from packata_sql.cli.main import DIALECT_NAMES, main
 from packata_sql.contracts.model import Contract, Server
 from packata_sql.dialects import BINDER_DIALECTS, COMPILE_DIALECTS, Dialect, get_dialect
-from packata_sql.doctor import login_lines
-from packata_sql.endpoint import FILE_ENGINES, NETWORK_ENGINES, Endpoint, from_server, parse_url
 from packata_sql.engines import ENGINES, FILE, NETWORK, EngineSpec
-from packata_sql.planner import DISTINCT_KEYS_APART
-from packata_sql.session import TimedSession
+from packata_sql.plans.planner import DISTINCT_KEYS_APART
+from packata_sql.sessions.base import TimedSession
+from packata_sql.sessions.endpoint import FILE_ENGINES, NETWORK_ENGINES, Endpoint, from_server, parse_url
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "tests" / "golden" / "contract.yaml"
@@ -137,7 +137,7 @@ def test_compile_help_lists_exactly_the_registered_dialects(capsys):
 
 
 def test_help_imports_no_dialect_driver_or_sqlglot():
-    code = ("import sys\nfrom packata_sql.cli import main\ntry:\n    main(['compile', '--help'])\n"
+    code = ("import sys\nfrom packata_sql.cli.main import main\ntry:\n    main(['compile', '--help'])\n"
             "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=True)
@@ -175,7 +175,7 @@ JUSTIFIED = {
     ("packata_sql/dbt/plan.py", "duckdb"): "dbt adapter types and the default adapters",
     ("packata_sql/dbt/plan.py", "postgres"): "dbt adapter types and the default adapters",
     ("packata_sql/demo/__init__.py", "duckdb"): "the demo warehouse is a DuckDB file",
-    ("packata_sql/lint.py", "duckdb"): "lint's dialect when a contract names no server",
+    ("packata_sql/cli/lint.py", "duckdb"): "lint's dialect when a contract names no server",
     ("packata_sql/dialects/regex.py", "postgres"): "the name of a regex flavor",
     ("packata_sql/sessions/mysql.py", "mssql"): "a MySQL sql_mode (MSSQL)",
     ("packata_sql/sessions/mysql.py", "postgresql"): "a MySQL sql_mode (POSTGRESQL)",
@@ -238,9 +238,9 @@ def test_the_stray_name_check_finds_a_branch_on_an_engine():
     source = 'def run(endpoint):\n    if endpoint.engine == "spark":\n        return 1\n'
     found = _engine_words(source, set(places))
     assert found == [("spark", "run", 2)]
-    assert ("packata_sql/runner.py", "run") not in places["spark"]
-    assert ("packata_sql/endpoint.py", "postgres_options") in places["postgresql"]
-    assert ("packata_sql/endpoint.py", None) not in places["postgresql"]
+    assert ("packata_sql/run/runner.py", "run") not in places["spark"]
+    assert ("packata_sql/sessions/endpoint.py", "postgres_options") in places["postgresql"]
+    assert ("packata_sql/sessions/endpoint.py", None) not in places["postgresql"]
 
 
 # --- an engine taken out of the registry is gone everywhere -------------------------------
@@ -252,7 +252,12 @@ removed = engines.spec(sys.argv[1])
 engines.ENGINES = tuple(spec for spec in engines.ENGINES if spec != removed)
 
 import io, contextlib, importlib.util
-from packata_sql import cli, compile_sql, dialects, doctor, endpoint, planner, session
+from packata_sql import dialects
+from packata_sql.cli import compile_sql, doctor
+from packata_sql.cli import main as cli
+from packata_sql.plans import planner
+from packata_sql.sessions import base as session
+from packata_sql.sessions import endpoint
 from packata_sql.contracts.model import Contract, Server
 
 def loaded(path, name):

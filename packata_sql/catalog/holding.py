@@ -21,7 +21,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect
-from packata_sql.facts import parsed_type
+from packata_sql.dialects.facts import parsed_type
 
 _DT = exp.DataType.Type
 #: Integer types and the bits of their range (signed, unsigned).

@@ -15,6 +15,7 @@ import sqlglot
 import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
+from packata_sql.authored.template import bind
 from packata_sql.catalog.base import MeasureContext, TypeMismatch, check_members
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
 from packata_sql.catalog.metrics import HANDLERS
@@ -22,7 +23,6 @@ from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Constraint, Finding, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.regex import portable
-from packata_sql.template import bind
 
 #: The most members an allowed-values set may hold; a larger set is a finding (not run).
 MAX_ALLOWED_VALUES = 1000

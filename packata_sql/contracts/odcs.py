@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from packata_sql.contracts.constraints import constraint_rules
+from packata_sql.contracts.expectations import SPELLINGS, parse_expectations
 from packata_sql.contracts.model import (
     Category,
     Contract,
@@ -39,7 +40,6 @@ from packata_sql.contracts.odcs_declarations import freeze as _freeze
 from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import known_keys
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
-from packata_sql.expectations import SPELLINGS, parse_expectations
 
 Path = YamlPath
 
@@ -144,7 +144,7 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
 def unknown_key(key: str, known: frozenset[str], *, operator: bool) -> tuple[str, str]:
     """The finding for a key no ODCS version defines, with the closest known spelling; a
     misspelt `mustBe…` operator is `unknown-operator` (the rule would have no expectation)."""
-    from packata_sql.names import closest
+    from packata_sql.run.names import closest
 
     match = closest(key, known)
     hint = f"; did you mean '{match}'?" if match else ""

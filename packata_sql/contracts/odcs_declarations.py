@@ -111,7 +111,7 @@ def _closest(node: Mapping[str, Any], known: frozenset[str]) -> dict[str, str]:
     unknown = [str(key) for key in node if str(key) not in known]
     if not unknown:
         return {}  # the common case: no name matching (and its imports) at all
-    from packata_sql.names import closest
+    from packata_sql.run.names import closest
 
     found = {key: closest(key, known) for key in unknown}
     return {key: match for key, match in found.items() if match is not None}
@@ -169,7 +169,7 @@ def _drift_override_findings(findings: list[Finding], line: Lines, value: Mappin
                              index: int) -> None:
     """Each `change: level` override is read as `--drift` reads it; a wrong change key or
     level is an error at its own line, so `lint` and `check` stop on it alike."""
-    from packata_sql.drift import OverrideError, parse_overrides
+    from packata_sql.run.drift import OverrideError, parse_overrides
 
     for key, level in value.items():
         try:

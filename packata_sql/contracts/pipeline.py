@@ -22,6 +22,7 @@ from packata_sql.contracts.declared import (
     severity,
     target_object,
 )
+from packata_sql.contracts.expectations import SPELLINGS, parse_expectations
 from packata_sql.contracts.model import (
     Category,
     Constraint,
@@ -40,7 +41,6 @@ from packata_sql.contracts.model import (
 from packata_sql.contracts.odcs_declarations import freeze
 from packata_sql.contracts.policy import ALLOW_NULL_DEFAULT
 from packata_sql.contracts.yaml_source import Loaded, SourceError
-from packata_sql.expectations import SPELLINGS, parse_expectations
 from packata_sql.values import NotExact, exact_number
 
 _COMMON = frozenset({"name", "rule", "severity", "description", *SPELLINGS})

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from packata_sql import __version__
-from packata_sql.cli import UsageError
+from packata_sql.cli.main import UsageError
 from packata_sql.contracts.model import Contract, Finding
 from packata_sql.dbt.plan import DEFAULT_DIALECTS, plan_document
 from packata_sql.dialects import COMPILE_DIALECTS
@@ -115,7 +115,7 @@ def print_findings(contract_path: str, findings: list[Finding]) -> None:
 
 def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | None,
              objects: list[str], odcs_between: str, check: bool) -> int:
-    from packata_sql.commands import load_contract
+    from packata_sql.cli.check import load_contract
 
     chosen = tuple(dict.fromkeys(dialects or DEFAULT_DIALECTS))
     unknown = [d for d in chosen if d not in COMPILE_DIALECTS]

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packata_sql.cli import UsageError
-from packata_sql.compiler import Compiled, compile_contract
+from packata_sql.cli.main import UsageError
 from packata_sql.contracts.model import Category, Contract, Finding, Level, Rule
 from packata_sql.dialects import Dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import Compiled, compile_contract
+from packata_sql.sessions.endpoint import Endpoint
 
 OLDEST_MANIFEST = 9  # dbt 1.5; older artifacts lack fields read here
 _VERSION = re.compile(r"/manifest/v(\d+)\.json$")

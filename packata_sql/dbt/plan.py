@@ -20,8 +20,8 @@ import sqlglot.expressions as exp
 
 from packata_sql import __version__
 from packata_sql.catalog import MeasureContext, TypeMismatch
-from packata_sql.compiler import Plan, compile_contract
 from packata_sql.contracts.constraints import CATALOG_KINDS
+from packata_sql.contracts.expectations import describe
 from packata_sql.contracts.model import (
     Constraint,
     Contract,
@@ -32,8 +32,8 @@ from packata_sql.contracts.model import (
     Sql,
 )
 from packata_sql.dialects import Dialect, Family, get_dialect
-from packata_sql.expectations import describe
-from packata_sql.planner import ROWS_ALIAS
+from packata_sql.plans.compiler import Plan, compile_contract
+from packata_sql.plans.planner import ROWS_ALIAS
 
 FORMAT = "packata-sql/dbt-plan@1"
 #: Dialects a dbt plan is generated for by default: those with an adapter and library metrics.

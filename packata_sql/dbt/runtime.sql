@@ -272,7 +272,7 @@
 
 
 {#- Pure Jinja from here on: no dbt context, so the unit suite checks it with plain jinja2 against
-    packata_sql.expectations.verdict. Numbers are exact [numerator, denominator] pairs of ints. -#}
+    packata_sql.contracts.expectations.verdict. Numbers are exact [numerator, denominator] pairs of ints. -#}
 
 {#- A driver cell as an exact measurement: {"kind": "bool"|"number"|"null"|"bad", …}. Floats keep
     their shortest decimal reading, as packata_sql.values.measured_value does. -#}
@@ -315,7 +315,7 @@
              'mustBeLessOrEqualTo': c <= 0}[e.op]) }}
 {% endmacro %}
 
-{#- packata_sql.expectations.verdict on an exact value: {status, failed, code?} -#}
+{#- packata_sql.contracts.expectations.verdict on an exact value: {status, failed, code?} -#}
 {% macro packata_sql_verdict(expectations, value) %}
   {%- if expectations | length == 0 -%}
     {%- if value.kind == 'bool' -%}

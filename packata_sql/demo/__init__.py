@@ -97,8 +97,8 @@ def program() -> str:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from packata_sql.commands import check_report, emit, load_contract
-    from packata_sql.endpoint import Endpoint
+    from packata_sql.cli.check import check_report, emit, load_contract
+    from packata_sql.sessions.endpoint import Endpoint
 
     database = warehouse(rebuild=args.rebuild)
     copy = user_contract(database)

@@ -1,1 +1,1 @@
-"""One session class per engine family, behind `packata_sql.session.Session`."""
+"""One session class per engine family, behind `packata_sql.sessions.base.Session`."""

@@ -21,8 +21,8 @@ import os
 import ssl
 from typing import Any, NoReturn
 
-from packata_sql.endpoint import Endpoint
-from packata_sql.session import ProviderError
+from packata_sql.sessions.base import ProviderError
+from packata_sql.sessions.endpoint import Endpoint
 
 APPLICATION = "packata-sql"
 MYSQL_OPTION_FILE = "~/.my.cnf"

@@ -15,9 +15,9 @@ import sqlglot.expressions as exp
 
 from packata_sql.catalog.patterns import MAX_PATTERN_LENGTH
 from packata_sql.dialects import Family, get_dialect
-from packata_sql.endpoint import Endpoint
-from packata_sql.facts import ColumnFact
-from packata_sql.session import LoginFacts, ProviderError, Refused, Result, TimedSession
+from packata_sql.dialects.facts import ColumnFact
+from packata_sql.sessions.base import LoginFacts, ProviderError, Refused, Result, TimedSession
+from packata_sql.sessions.endpoint import Endpoint
 
 #: What DuckDB's Python client raises (a plain RuntimeError) when Ctrl-C arrives while one of
 #: the opening statements runs; measured: about 2 % of interrupts sent while a session opens.

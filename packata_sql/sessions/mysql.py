@@ -16,21 +16,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
-from packata_sql.endpoint import Endpoint
-from packata_sql.facts import ColumnFact
-from packata_sql.session import (
+from packata_sql.dialects.facts import ColumnFact
+from packata_sql.sessions import mysql_routes
+from packata_sql.sessions.base import (
     LoginFacts,
     ProviderError,
     Refused,
     Result,
     TimedSession,
 )
-from packata_sql.sessions import mysql_routes
 from packata_sql.sessions.drivers import (
     mysql_arguments,
     mysql_connect_failure,
     mysql_relax_timeouts,
 )
+from packata_sql.sessions.endpoint import Endpoint
 
 _FACTS = ("SELECT c.column_name, c.column_type, c.is_nullable, k.ordinal_position"
           " FROM information_schema.columns c LEFT JOIN information_schema.key_column_usage k"

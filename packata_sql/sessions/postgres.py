@@ -16,17 +16,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
-from packata_sql.endpoint import Endpoint
-from packata_sql.facts import ColumnFact
-from packata_sql.session import (
+from packata_sql.dialects.facts import ColumnFact
+from packata_sql.sessions import postgres_routes
+from packata_sql.sessions.base import (
     LoginFacts,
     ProviderError,
     Refused,
     Result,
     TimedSession,
 )
-from packata_sql.sessions import postgres_routes
 from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
+from packata_sql.sessions.endpoint import Endpoint
 
 _CURSOR = "packata_sql_cell"
 # An object's columns from the catalog: the type as written (format_type), the type name the

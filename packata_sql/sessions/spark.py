@@ -26,11 +26,9 @@ import sqlglot
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Family
+from packata_sql.dialects.facts import ColumnFact
 from packata_sql.dialects.spark import DENY, Spark
-from packata_sql.endpoint import Endpoint
-from packata_sql.endpoint_spark import connection_string
-from packata_sql.facts import ColumnFact
-from packata_sql.session import (
+from packata_sql.sessions.base import (
     Interrupted,
     LoginFacts,
     ProviderError,
@@ -38,6 +36,8 @@ from packata_sql.session import (
     Result,
     TimedSession,
 )
+from packata_sql.sessions.endpoint import Endpoint
+from packata_sql.sessions.spark_endpoint import connection_string
 
 #: Pinned per session, so neither the server's configuration nor an earlier client changes
 #: how the generated SQL reads: backslash escapes in literals, "…" as strings, ANSI errors

@@ -200,9 +200,9 @@ def test_guarded_patterns_are_findings(engine, check, contract_for, pattern, cod
 
 def test_backtracking_guard_is_per_engine(check, contract_for):
     """RE2 (DuckDB) runs `(a+)+$` at once; a backtracking matcher (MariaDB) is refused it."""
-    from packata_sql.compiler import compile_contract
     from packata_sql.contracts.odcs import load_odcs
     from packata_sql.dialects import get_dialect
+    from packata_sql.plans.compiler import compile_contract
 
     rules = "- metric: invalidValues\n  arguments: {pattern: '(a+)+$'}\n  mustBe: 1"
     duck = only(check("duckdb", contract_for(rules), column_table(["a" * 5000 + "!", "aa"])))
@@ -393,11 +393,11 @@ def test_composite_duplicates_on_a_missing_column_are_inconclusive(engine, check
 def test_duckdb_enum_columns_compare_as_text(tmp_path):
     import duckdb
 
-    from packata_sql.compiler import compile_contract
     from packata_sql.contracts.odcs import load_odcs
     from packata_sql.dialects import get_dialect
-    from packata_sql.endpoint import Endpoint
-    from packata_sql.runner import RunOptions, run
+    from packata_sql.plans.compiler import compile_contract
+    from packata_sql.run.runner import RunOptions, run
+    from packata_sql.sessions.endpoint import Endpoint
 
     database = tmp_path / "enum.duckdb"
     connection = duckdb.connect(str(database))

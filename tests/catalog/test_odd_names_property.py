@@ -12,12 +12,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
-from packata_sql.endpoint import Endpoint
+from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Status
-from packata_sql.runner import RunOptions, run
+from packata_sql.run.runner import RunOptions, run
+from packata_sql.sessions.endpoint import Endpoint
 
 PIECES = ['"', "`", "[", "]", "'", " ", ".", "\\", "%", "{", "}", "é", "☃", "select", "from",
           "a", "Z", "1", "-", "$", "#", ";", "--", "/*"]

@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from packata_sql.catalog.patterns import backtracking_problem, catastrophic, pattern_problem
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "pattern_corpus.yaml").read_text("utf-8"))
 BACKTRACKING = ("mysql", "trino", "databricks", "snowflake")

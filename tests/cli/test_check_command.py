@@ -330,14 +330,16 @@ def test_internal_errors_exit_4_without_traceback_or_message(tmp_path, monkeypat
     """A bug (simulated: the runner raises) ends with a short notice, not a traceback."""
     # commands is imported before runner.run is patched: importing it afterwards would bind the
     # broken run, and monkeypatch would "restore" that for every later in-process check.
-    from packata_sql import cli, commands, runner  # noqa: F401
+    from packata_sql.cli import check as commands  # noqa: F401
+    from packata_sql.cli import main as cli
+    from packata_sql.run import runner
 
     def broken(*args, **kwargs):
         raise RuntimeError(f"secret {SENTINEL}")
 
     # commands first: importing it while runner.run is patched would bind (and later
     # "restore") the broken function for every later in-process test.
-    monkeypatch.setattr("packata_sql.commands.run", broken)
+    monkeypatch.setattr("packata_sql.cli.check.run", broken)
     monkeypatch.setattr(runner, "run", broken)
     db = people_db("duckdb", tmp_path)
     contract = write_contract(tmp_path, "- {metric: nullValues, mustBe: 1}")
@@ -360,5 +362,5 @@ def test_a_file_database_run_imports_no_url_library(engine, tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert "packata_sql.endpoint" in imported
+    assert "packata_sql.sessions.endpoint" in imported
     assert not {name for name in imported if name.split(".")[0] == "sqlalchemy"}

@@ -80,7 +80,7 @@ def test_help_lists_the_exit_codes_of_the_readme():
 
 
 def test_compile_help_lists_every_dialect():
-    from packata_sql.cli import DIALECT_NAMES
+    from packata_sql.cli.main import DIALECT_NAMES
     from packata_sql.dialects import COMPILE_DIALECTS
 
     assert set(COMPILE_DIALECTS) <= set(DIALECT_NAMES)
@@ -153,8 +153,8 @@ def test_verbose_masks_the_password_in_whatever_a_driver_says():
     """No live driver echoes the password on demand (the engine runs of `-v` are in
     integration/test_faults_and_secrets.py), so the mask is shown on a message that does: as
     typed, percent-encoded as a URL carries it, and a password-like driver option."""
-    from packata_sql.commands import masked
-    from packata_sql.endpoint import Endpoint
+    from packata_sql.cli.check import masked
+    from packata_sql.sessions.endpoint import Endpoint
 
     endpoint = Endpoint("postgres", "db", host="h", user="u", password="p@ss/w rd",
                         options=(("sslpassword", "k3y-pass"), ("sslmode", "require")))

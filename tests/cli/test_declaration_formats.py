@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from packata_sql.cli import main
+from packata_sql.cli.main import main
 from packata_sql.contracts.formats import detect, load_declaration
 from packata_sql.contracts.yaml_source import SourceError
 

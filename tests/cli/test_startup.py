@@ -14,7 +14,7 @@ import duckdb
 import pytest
 import yaml
 
-from packata_sql import cli
+from packata_sql.cli import main as cli
 
 HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: s\nversion: 1.0.0\nstatus: active\n"
 CONTRACT = HEAD + textwrap.dedent("""\
@@ -97,7 +97,7 @@ def imported(*arguments: str) -> set[str]:
 
 def test_help_imports_no_validator_engine_or_rich():
     modules = imported("--help")
-    assert "packata_sql.cli" in modules
+    assert "packata_sql.cli.main" in modules
     assert not modules & {"jsonschema", "jsonschema_rs", "duckdb", "sqlglot", "rich"}
 
 
@@ -105,6 +105,6 @@ def test_a_duckdb_check_imports_no_pure_python_validator_and_no_rich(people):
     contract, url = people
     modules = imported("check", str(contract), "--url", url, "--format", "json",
                        "--progress", "none")
-    assert {"packata_sql.lint", "jsonschema_rs", "duckdb"} <= modules  # it did lint and run
+    assert {"packata_sql.cli.lint", "jsonschema_rs", "duckdb"} <= modules  # it did lint and run
     assert "jsonschema" not in modules  # ~0.1 s to import, where jsonschema_rs takes ~5 ms
     assert not any(m == "rich" or m.startswith("rich.") for m in modules)  # the table only

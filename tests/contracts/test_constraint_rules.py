@@ -7,7 +7,6 @@ import textwrap
 from fractions import Fraction
 from pathlib import Path
 
-from packata_sql.compiler import CatalogPlan, Plan, compile_contract
 from packata_sql.contracts.constraints import constraint_rules, primary_key
 from packata_sql.contracts.model import (
     Category,
@@ -20,6 +19,7 @@ from packata_sql.contracts.model import (
 )
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import CatalogPlan, Plan, compile_contract
 
 HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
 SCHEMA = """

@@ -7,10 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Level
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 
 HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
 P = "schema[orders].properties[id]"

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import get_dialect
+from packata_sql.plans.compiler import compile_contract
 
 HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
 RULE = "schema:\n  - name: t\n    quality:\n      - metric: rowCount\n        mustBe: {}\n"  # line 10

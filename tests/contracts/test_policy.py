@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packata_sql.cli import main
+from packata_sql.cli.main import main
 from packata_sql.contracts.canonical import CanonicalError, canonical_bytes, sha256_hex
 from packata_sql.contracts.model import Category, Constraint, Expectation, Library, Operator
 from packata_sql.contracts.policy import load_policy

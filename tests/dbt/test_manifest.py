@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from packata_sql.cli import UsageError
+from packata_sql.cli.main import UsageError
 from packata_sql.dbt.manifest import Model, load_models, match
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from packata_sql.cli import main
+from packata_sql.cli.main import main
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dbt.plan import plan_document
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from packata_sql.contracts.expectations import verdict
 from packata_sql.contracts.model import Expectation, Operator
 from packata_sql.dbt.generate import runtime_text
 from packata_sql.dbt.plan import expectation_document
-from packata_sql.expectations import verdict
 from packata_sql.values import NotExact, format_value, measured_value
 
 from .jinja_macros import load_macros

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import sqlglot
 
-from packata_sql.compiler import compile_contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
-from packata_sql.planner import build_scan, declared_families, group_by_object, plan_scans
+from packata_sql.plans.compiler import compile_contract
+from packata_sql.plans.planner import build_scan, declared_families, group_by_object, plan_scans
 
 HERE = Path(__file__).parent
 

@@ -1,0 +1,1 @@
+"""The command-line frontend: arguments in, the API called, outputs written."""

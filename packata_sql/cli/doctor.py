@@ -1,0 +1,68 @@
+"""What `doctor` explains besides the read-only level: which login a run uses and where it
+came from, and whether every object and column of the contract is there."""
+
+from __future__ import annotations
+
+import os
+
+from packata_sql import engines
+from packata_sql.contracts.model import Contract
+from packata_sql.run.names import closest_hint, find_column
+from packata_sql.sessions.base import Interrupted, ProviderError, Session
+from packata_sql.sessions.endpoint import FILE_ENGINES, Endpoint, credential_variables
+
+
+def _driver_default(engine: str) -> str:
+    spec = engines.engine(engine)
+    return spec.login_origin if spec else "the driver's default"
+
+
+def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
+    """The login and where it came from (URL, PACKATA_<SERVER>_* variable or the driver's
+    default); the password only as 'set' or 'not set', never its value."""
+    if endpoint.engine in FILE_ENGINES:
+        return ["login: none (a database file, opened read-only)"]
+    user_variable, password_variable = credential_variables(endpoint.server or "")
+    if from_url:
+        origin = "the --url" if endpoint.user else _driver_default(endpoint.engine)
+    else:
+        origin = (f"the environment variable {user_variable}" if os.environ.get(user_variable)
+                  else f"{_driver_default(endpoint.engine)} ({user_variable} is not set)")
+    source = endpoint.password_source
+    if source == "url":
+        password = "from the --url"
+    elif source:
+        password = f"from {source}"
+    else:
+        password = ("none given; the driver may find one (PGPASSWORD, ~/.pgpass, ~/.my.cnf)"
+                    if from_url else f"none ({password_variable} is not set)")
+    who = endpoint.user or "(driver default)"
+    return [f"login: {who}, from {origin}", f"password: {password}"]
+
+
+def presence_lines(session: Session, contract: Contract, prefix: tuple[str, ...]) -> list[str]:
+    """Every object and column the contract declares, looked up through the session."""
+    lines = []
+    for obj in contract.objects:
+        segments = (*prefix, obj.physical)
+        try:
+            columns = session.columns(segments)
+        except (ProviderError, Interrupted) as error:
+            if isinstance(error, ProviderError) and error.category != "missing-object":
+                lines.append(f"object {obj.name}: cannot be read ({error.category})")
+                continue
+            try:
+                visible = session.objects(prefix[-1] if prefix else None)
+            except (ProviderError, Interrupted):
+                visible = []
+            lines.append(f"object {obj.name}: missing ({closest_hint('object', obj.physical, visible)})")
+            continue
+        missing = []
+        for prop in obj.properties:
+            if find_column(session.dialect, columns, prop.physical, exact=False) is None:
+                missing.append(closest_hint("column", prop.physical, columns))
+        found = len(obj.properties) - len(missing)
+        lines.append(f"object {obj.name}: present, {found} of {len(obj.properties)} declared "
+                     "columns found")
+        lines += [f"  missing: {hint}" for hint in missing]
+    return lines

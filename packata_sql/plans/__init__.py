@@ -1,0 +1,1 @@
+"""Rules to plans, and plans to one scan per object: no connection, no driver."""

@@ -1,0 +1,318 @@
+"""Rules + contract schema + dialect → plans and findings. Never touches a database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import sqlglot.expressions as exp
+
+from packata_sql.authored.template import bind
+from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
+from packata_sql.catalog.base import logical_family
+from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.rows import ROW_HANDLERS
+from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
+from packata_sql.contracts.model import (
+    Category,
+    Constraint,
+    Contract,
+    Custom,
+    Finding,
+    Level,
+    Library,
+    Rule,
+    SchemaObject,
+    Site,
+    Sql,
+    Text,
+)
+from packata_sql.dialects import Dialect
+
+#: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
+#: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
+NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported"})
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One row-reading measurement (a library metric or a schema constraint): what to count,
+    on which object, reading which columns. Every Plan of an object fuses into one scan."""
+
+    rule: Rule
+    handler: MetricHandler | ConstraintHandler
+    library: Library | Constraint
+    object_segments: tuple[str, ...]
+    columns: tuple[str, ...]
+    declared_types: tuple[str | None, ...] = ()  # the contract's logicalType of each column
+    #: The contract's physicalType of each column, where declared: `compile` checks members
+    #: and bounds against it without a database (catalog/holding.py).
+    declared_physical: tuple[str | None, ...] = ()
+
+    @property
+    def percent(self) -> bool:
+        return self.rule.unit == "percent"
+
+    def count(self, context: MeasureContext) -> exp.Expr:
+        """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
+        if isinstance(self.library, Constraint):
+            assert isinstance(self.handler, ConstraintHandler)
+            return self.handler.count(self.rule, self.library, context, self.columns)
+        assert isinstance(self.handler, MetricHandler)
+        return self.handler.count(self.rule, self.library, context, self.columns)
+
+    @property
+    def measure(self) -> str:
+        """The metric or constraint kind, for plans and reports."""
+        return self.library.metric if isinstance(self.library, Library) else self.library.kind
+
+
+@dataclass(frozen=True)
+class SqlPlan:
+    """An authored query, bound for one dialect: it runs as written (SEMANTICS 4)."""
+
+    rule: Rule
+    sql: str
+    parameters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CatalogPlan:
+    """A schema check answered from the engine's catalog without reading rows: a declared
+    column is present, its type is compatible with the declared logical/physical type."""
+
+    rule: Rule
+    constraint: Constraint
+    object_segments: tuple[str, ...]
+    #: A row measurement the same rule makes once the catalog check holds (a policy `field`
+    #: with `nullable: false` counts NULL rows): it joins the object's scan, one result.
+    rows: Plan | None = None
+
+
+AnyPlan = Plan | SqlPlan | CatalogPlan
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Every executable plan in contract order (one ordered union, dispatched by kind)."""
+
+    ordered: tuple[AnyPlan, ...]
+    #: Rules that will not run, with the error finding that stopped each (first one wins).
+    blocked: dict[str, Finding] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def plans(self) -> tuple[Plan, ...]:
+        """The row-reading plans, which fuse per object (with those catalog checks carry)."""
+        found: list[Plan] = []
+        for plan in self.ordered:
+            if isinstance(plan, Plan):
+                found.append(plan)
+            elif isinstance(plan, CatalogPlan) and plan.rows is not None:
+                found.append(plan.rows)
+        return tuple(found)
+
+    @property
+    def sql_plans(self) -> tuple[SqlPlan, ...]:
+        return tuple(p for p in self.ordered if isinstance(p, SqlPlan))
+
+    @property
+    def catalog_plans(self) -> tuple[CatalogPlan, ...]:
+        return tuple(p for p in self.ordered if isinstance(p, CatalogPlan))
+
+    @property
+    def executable(self) -> int:
+        return len(self.ordered)
+
+
+def compile_contract(
+    contract: Contract,
+    dialect: Dialect,
+    *,
+    prefix: Sequence[str] = (),
+    select: Iterable[str] | None = None,
+    parameters: Iterable[str] | None = None,
+    categories: Iterable[Category] | None = None,
+) -> Compiled:
+    """`prefix` holds the server's database/schema segments placed before each object name;
+    `parameters` names the run's parameter values (None when compiling without a run);
+    `categories` keeps only rules of these categories (`--category`)."""
+    wanted = set(select) if select is not None else None
+    kinds = set(categories) if categories is not None else None
+    rules = [r for r in contract.rules if (wanted is None or r.key in wanted)
+             and (kinds is None or r.category in kinds)]
+    keys = {r.key for r in rules}
+    findings = [f for f in contract.findings if f.rule_key is None or f.rule_key in keys]
+    plans: list[AnyPlan] = []
+    known = None if parameters is None else frozenset(parameters)
+    for rule in rules:
+        site = Site(rule.source_path, rule.key, rule.line)
+        plan, problems = _compile_rule(rule, contract, dialect, tuple(prefix), site, known)
+        findings.extend(problems)
+        if plan is not None:
+            plans.append(plan)
+    blocked: dict[str, Finding] = {}
+    for finding in findings:
+        if finding.level is Level.ERROR and finding.rule_key is not None:
+            blocked.setdefault(finding.rule_key, finding)
+    runnable = tuple(p for p in plans if p.rule.key not in blocked)
+    return Compiled(runnable, blocked, tuple(findings))
+
+
+def _compile_rule(
+    rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...], site: Site,
+    parameters: frozenset[str] | None,
+) -> tuple[AnyPlan | None, list[Finding]]:
+    definition = rule.definition
+    if isinstance(definition, Text):
+        return None, [site.finding("text-not-executable",
+                                   "a text rule describes quality; there is nothing to execute")]
+    if isinstance(definition, Custom):
+        return None, [site.finding("custom-engine-not-supported",
+                                   "custom rules for this engine are not executed by packata-sql")]
+    if isinstance(definition, Sql):
+        return _compile_sql(rule, definition, dialect, prefix, site, parameters)
+    if isinstance(definition, Constraint):
+        return _compile_constraint(rule, definition, contract, dialect, prefix, site)
+    handler = handler_for(definition.metric)
+    if handler is None:
+        if not definition.metric:
+            return None, []  # the loader already reported the missing metric
+        return None, [site.finding("unknown-metric", _unknown_metric(definition.metric))]
+    if not dialect.library_metrics:
+        return None, [site.finding("dialect-not-supported",
+                                   f"library metrics are not rendered for {dialect.name} yet")]
+    if rule.target.nested:
+        return None, [site.finding("nested-property-not-supported",
+                                   "quality on nested properties and array items is not executed yet")]
+    if not rule.target.physical_object:
+        return None, [site.finding("unresolved-object", "the rule's object has no name")]
+    return _row_plan(rule, handler, definition, contract, dialect,
+                     (*prefix, rule.target.physical_object), site)
+
+
+def _row_plan(
+    rule: Rule, handler: MetricHandler | ConstraintHandler, definition: Library | Constraint,
+    contract: Contract, dialect: Dialect, segments: tuple[str, ...], site: Site,
+) -> tuple[Plan | None, list[Finding]]:
+    """A row-reading plan once its handler accepts the definition on this dialect."""
+    schema = contract.object(rule.target.object_name)
+    checker: _Checks = handler
+    problems = checker.validate(rule, definition, schema, site)
+    problems += checker.dialect_findings(definition, dialect, site)
+    if any(p.level is Level.ERROR for p in problems):
+        return None, problems
+    columns = checker.columns(rule, definition, schema)
+    too_long = name_problems(dialect, (*segments, *columns), site)
+    if too_long:
+        return None, problems + too_long
+    declared = tuple(_declared_type(rule, schema, column) for column in columns)
+    physical = tuple(_declared_physical(schema, column) for column in columns)
+    return Plan(rule, handler, definition, segments, columns, declared, physical), problems
+
+
+class _Checks(Protocol):
+    """What metric and constraint handlers share before SQL exists (each takes its own
+    definition type, which `_row_plan`'s caller pairs with it)."""
+
+    def validate(self, rule: Rule, definition: Any, schema: SchemaObject | None,
+                 site: Site) -> list[Finding]: ...
+
+    def dialect_findings(self, definition: Any, dialect: Dialect, site: Site) -> list[Finding]: ...
+
+    def columns(self, rule: Rule, definition: Any,
+                schema: SchemaObject | None) -> tuple[str, ...]: ...
+
+
+def _compile_constraint(
+    rule: Rule, constraint: Constraint, contract: Contract, dialect: Dialect,
+    prefix: tuple[str, ...], site: Site,
+) -> tuple[Plan | CatalogPlan | None, list[Finding]]:
+    segments = (*prefix, rule.target.physical_object)
+    if constraint.kind == INVALID:
+        return None, []  # the loader's finding (carrying this rule's key) skips it
+    if constraint.kind in CATALOG_KINDS:
+        declared = constraint.argument("logicalType")
+        if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
+            return CatalogPlan(rule, constraint, segments), [site.finding(
+                "constraint-not-checkable",
+                f"logicalType '{declared}' is not one ODCS defines: only the column's presence "
+                "is checked", Level.WARNING,
+            )]
+        if constraint.argument("nullable") is False:
+            rows, problems = _row_plan(rule, ROW_HANDLERS["notNull"], Constraint(
+                "notNull", constraint.columns), contract, dialect, segments, site)
+            return (CatalogPlan(rule, constraint, segments, rows) if rows else None), problems
+        return CatalogPlan(rule, constraint, segments), []
+    handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
+    if handler is None:
+        return None, [site.finding(
+            "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
+        )]
+    return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
+
+
+def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:
+    """Names longer than the engine keeps are findings, never silently truncated."""
+    found = (dialect.identifier_problem(name) for name in dict.fromkeys(names))
+    return [site.finding("name-too-long", problem) for problem in found if problem]
+
+
+def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return found.physical_type if found else None
+
+
+def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
+    if column == rule.target.physical_property:
+        return rule.target.logical_type
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return found.logical_type if found else None
+
+
+def _compile_sql(
+    rule: Rule, definition: Sql, dialect: Dialect, prefix: tuple[str, ...], site: Site,
+    parameters: frozenset[str] | None,
+) -> tuple[SqlPlan | None, list[Finding]]:
+    if not definition.query.strip():
+        return None, [site.finding("missing-query", "a SQL rule needs a 'query'")]
+    if not dialect.authored_sql:
+        return None, [site.finding("dialect-not-supported",
+                                   f"SQL rules are not bound for {dialect.name} yet")]
+    target = rule.target
+    segments = (*prefix, target.physical_object) if target.physical_object else None
+    column = None if target.nested else target.physical_property
+    too_long = name_problems(dialect, (*(segments or ()), *([column] if column else [])), site)
+    if too_long:
+        return None, too_long
+    bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
+    findings = [site.finding(p.code, p.message) for p in problems]
+    if bound is None:
+        return None, findings
+    missing = sorted(set(bound.parameters) - parameters) if parameters is not None else []
+    if missing:
+        return None, [site.finding(
+            "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
+        )]
+    return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
+           column: str | None) -> SqlPlan | None:
+    """The authored query bound again with `{object}` and `{property}` naming what the engine
+    reads for names that do not exist as written."""
+    definition = plan.rule.definition
+    if not isinstance(definition, Sql):
+        return None
+    bound, _ = bind(definition.query, dialect, segments, column)
+    return None if bound is None else SqlPlan(plan.rule, bound.sql, bound.parameters)
+
+
+def _unknown_metric(metric: str) -> str:
+    from packata_sql.catalog import HANDLERS
+    from packata_sql.run.names import closest
+
+    match = closest(metric, HANDLERS)
+    hint = f"; did you mean '{match}'?" if match else ""
+    return f"'{metric}' is not a metric of catalog odcs 3.2.0{hint}"

@@ -1,0 +1,269 @@
+"""Fuses the library measurements on one object into one `SELECT … FROM object`, so a
+contract costs one scan per object rather than one per rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import sqlglot.expressions as exp
+
+from packata_sql.catalog import MeasureContext, TypeMismatch
+from packata_sql.contracts.model import Finding, Level
+from packata_sql.dialects import Dialect, Family
+from packata_sql.engines import ENGINES
+from packata_sql.plans.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
+
+ROWS_ALIAS = "packata_rows"
+#: Engines where several COUNT(DISTINCT) in one aggregate copy every input row once per key
+#: (Spark's Expand): from SPLIT_FROM single-column distinct keys on one object, the other
+#: measurements share one scan and each distinct key gets its own statement. Measured at 1M
+#: rows (benchmarks/README.md): 2 keys split/fused 1.05, 3 keys 0.56, 4 keys 0.36, 6 keys 0.40;
+#: 5M rows with 6 keys: 23-59 s against 95-204 s fused (research/spark section 5).
+DISTINCT_KEYS_APART = frozenset(spec.name for spec in ENGINES if spec.distinct_keys_apart)
+SPLIT_FROM = 3
+#: The measurements that count distinct keys: library duplicateValues, constraints unique and
+#: primaryKey.
+DISTINCT_MEASURES = frozenset({"duplicateValues", "unique", "primaryKey"})
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One statement over one object. Column 0 counts rows; column i+1 belongs to plans[i]."""
+
+    object_segments: tuple[str, ...]
+    plans: tuple[Plan, ...]
+    sql: str
+    #: Rules left out because their column type cannot be compared without a cast.
+    mismatched: tuple[Plan, ...] = ()
+    #: Warnings rendering raised for a plan (a member its column cannot hold).
+    notes: tuple[tuple[Plan, str], ...] = ()
+    #: The statement `sql` renders, for `compile` to lay out for reading.
+    statement: exp.Select | None = field(default=None, compare=False)
+
+    def findings(self) -> list[Finding]:
+        """The notes as the warnings `check` and `compile` report, each at its rule's line."""
+        return [Finding("member-not-representable", note, plan.rule.source_path, Level.WARNING,
+                        rule_key=plan.rule.key, line=plan.rule.line)
+                for plan, note in self.notes]
+
+
+def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
+    """Plans grouped per object, objects in order of their first rule."""
+    groups: dict[tuple[str, ...], list[Plan]] = {}
+    for plan in plans:
+        groups.setdefault(plan.object_segments, []).append(plan)
+    return list(groups.items())
+
+
+@dataclass
+class ObjectWork:
+    """The plans of one object: catalog checks read its column facts, the rest one scan."""
+
+    segments: tuple[str, ...]
+    plans: list[Plan] = field(default_factory=list)
+    catalog: list[CatalogPlan] = field(default_factory=list)
+
+
+def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan]:
+    """The ordered plan union as units of work, in the order of each unit's first plan: one
+    per object (its catalog checks and its one scan), one per authored SQL rule."""
+    objects: dict[tuple[str, ...], ObjectWork] = {}
+    work: list[ObjectWork | SqlPlan] = []
+    for plan in ordered:
+        if isinstance(plan, SqlPlan):
+            work.append(plan)
+            continue
+        unit = objects.get(plan.object_segments)
+        if unit is None:
+            unit = objects[plan.object_segments] = ObjectWork(plan.object_segments)
+            work.append(unit)
+        if isinstance(plan, CatalogPlan):
+            unit.catalog.append(plan)
+        else:
+            unit.plans.append(plan)
+    return work
+
+
+def build_scan(
+    segments: tuple[str, ...],
+    plans: Sequence[Plan],
+    dialect: Dialect,
+    families: Mapping[str, Family | None],
+    native_types: Mapping[str, str] | None = None,
+    *,
+    share_aggregates: bool = True,
+) -> Scan:
+    """`native_types`: the columns' types as the catalog names them, where read, so members
+    and bounds are checked against them (catalog/holding.py). `share_aggregates=False` writes
+    each aggregate where it is used (benchmarks/constraints.py compares the two statements)."""
+    table = dialect.table(segments)
+    context = MeasureContext(dialect, table, families,
+                             {} if native_types is None else native_types)
+    counts: list[exp.Expr] = []
+    measured: list[Plan] = []
+    mismatched: list[Plan] = []
+    notes: list[tuple[Plan, str]] = []
+    for plan in plans:
+        try:
+            count = plan.count(context)
+        except TypeMismatch:
+            mismatched.append(plan)
+            continue
+        finally:
+            notes += [(plan, note) for note in context.take_notes()]
+        counts.append(count)
+        measured.append(plan)
+    statement = (_shared_aggregates(counts, table) if share_aggregates else None) or exp.select(
+        _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))).from_(table)
+    return Scan(segments, tuple(measured), dialect.render(statement), tuple(mismatched),
+                tuple(notes), statement)
+
+
+def _rows_column() -> exp.Expr:
+    return exp.alias_(exp.Count(this=exp.Star()), ROWS_ALIAS, quoted=True)
+
+
+def _measure_column(index: int, count: exp.Expr) -> exp.Expr:
+    return exp.alias_(count, f"m{index + 1}", quoted=True)
+
+
+def _aggregates(node: exp.Expr) -> list[exp.Expr]:
+    """The outermost aggregates and scalar subqueries of one count, in order."""
+    if isinstance(node, exp.AggFunc | exp.Subquery):
+        return [node]
+    return [found for child in node.iter_expressions() for found in _aggregates(child)]
+
+
+def _shared_aggregates(counts: list[exp.Expr], table: exp.Table) -> exp.Select | None:
+    """When measurements repeat an aggregate (a `required` next to a nullValues on the same
+    column, `unique` or `primaryKey` next to duplicateValues on the same key), each aggregate
+    is computed once in an inner SELECT and every measurement reads it from there, still one
+    statement and one column per plan: engines such as MariaDB evaluate a repeated
+    COUNT(DISTINCT) twice (measured in benchmarks/README.md). None when nothing but COUNT(*)
+    repeats: the flat statement is the plainer one."""
+    found = [node for count in counts for node in _aggregates(count)]
+    rows = exp.Count(this=exp.Star())
+    if all(found.count(node) == 1 for node in found if node != rows):
+        return None
+    names: dict[exp.Expr, str] = {rows: ROWS_ALIAS}
+    for node in found:
+        names.setdefault(node, f"a{len(names)}")
+
+    placeholders: set[int] = set()
+
+    def shared(node: exp.Expr) -> exp.Expr:
+        name = names.get(node) if isinstance(node, exp.AggFunc | exp.Subquery) else None
+        if name is None:
+            return node
+        column = exp.column(name, quoted=True)
+        placeholders.add(id(column))
+        return column
+
+    outer = [count.transform(shared) for count in counts]
+    if any(id(column) not in placeholders for count in outer
+           for column in count.find_all(exp.Column)):
+        return None  # an aggregate this planner does not recognise: keep the flat statement
+    inner = exp.select(*(exp.alias_(node, name, quoted=True) for node, name in names.items())
+                       ).from_(table)
+    return exp.select(exp.column(ROWS_ALIAS, quoted=True),
+                      *(_measure_column(i, c) for i, c in enumerate(outer))
+                      ).from_(inner.subquery("packata_aggregates"))
+
+
+def plan_scans(
+    segments: tuple[str, ...],
+    plans: Sequence[Plan],
+    dialect: Dialect,
+    families: Mapping[str, Family | None],
+    native_types: Mapping[str, str] | None = None,
+) -> list[Scan]:
+    """The statements measuring one object: one fused scan, or on engines in
+    DISTINCT_KEYS_APART with SPLIT_FROM single-column distinct keys or more, one scan for the
+    non-distinct metrics plus one per distinct key."""
+    shared: list[Plan] = []
+    keyed: dict[tuple[str, ...], list[Plan]] = {}
+    for plan in plans:
+        measure = getattr(plan.library, "metric", None) or getattr(plan.library, "kind", None)
+        if measure in DISTINCT_MEASURES:
+            keyed.setdefault(plan.columns, []).append(plan)
+        else:
+            shared.append(plan)
+    single_keys = sum(1 for key in keyed if len(key) == 1)
+    if dialect.name not in DISTINCT_KEYS_APART or single_keys < SPLIT_FROM:
+        return [build_scan(segments, plans, dialect, families, native_types)]
+    groups = ([shared] if shared else []) + list(keyed.values())
+    return [build_scan(segments, group, dialect, families, native_types) for group in groups]
+
+
+def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Family | None]:
+    """Column families known without a database (for `compile`): the declared logical types,
+    or DYNAMIC on an engine where any cell may hold any type."""
+    from packata_sql.catalog.base import logical_family
+
+    return {
+        name: Family.DYNAMIC if dialect.dynamic_typing else logical_family(declared)
+        for plan in plans
+        for name, declared in zip(plan.columns, plan.declared_types, strict=True)
+    }
+
+
+def declared_native_types(plans: Sequence[Plan], dialect: Dialect) -> dict[str, str]:
+    """Column types known without a database (for `compile`): the declared physicalTypes, so
+    members and bounds are checked against them as a run checks them against the catalog's."""
+    if dialect.dynamic_typing:
+        return {}
+    # strict=False: a plan built without declared physical types (tests, tools) has none.
+    return {name: physical for plan in plans
+            for name, physical in zip(plan.columns, plan.declared_physical, strict=False)
+            if physical}
+
+
+INSPECT_LIMIT = 20
+
+
+def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
+                  families: Mapping[str, Family | None]) -> exp.Select | None:
+    """The handler's query listing offending keys, or None (a row count blames no row)."""
+    from packata_sql.catalog import MetricHandler
+    from packata_sql.contracts.model import Library
+
+    context = MeasureContext(dialect, dialect.table(segments), families)
+    try:
+        if isinstance(plan.library, Library):
+            assert isinstance(plan.handler, MetricHandler)
+            return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
+        assert not isinstance(plan.handler, MetricHandler)
+        return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
+    except TypeMismatch:
+        return None
+
+
+def inspect_sql(query: exp.Select, dialect: Dialect) -> str:
+    """What a user runs to see the offending keys: the first INSPECT_LIMIT of them."""
+    return dialect.render(query.limit(INSPECT_LIMIT))
+
+
+def sample_sql(query: exp.Select, dialect: Dialect, limit: int) -> str | None:
+    """Up to `limit` offending rows folded into one text cell, so the read-only single-cell
+    path fetches them (for `--samples`, printed on stderr only). None when the query lists
+    every column (`*`, an expression rule), which cannot be folded without naming them."""
+    if any(isinstance(e, exp.Star) for e in query.expressions):
+        return None
+    names = [f"c{i}" for i in range(len(query.expressions))]
+    parts: list[exp.Expr] = []
+    for name in names:
+        if parts:
+            parts.append(exp.Literal.string(", "))
+        column = exp.column(name, quoted=True)
+        quoted = exp.Concat(expressions=[exp.Literal.string("'"), exp.cast(column, "TEXT"),
+                                         exp.Literal.string("'")])
+        parts.append(exp.Case().when(exp.Is(this=column.copy(), expression=exp.Null()),
+                                     exp.Literal.string("NULL")).else_(quoted))
+    row = parts[0] if len(parts) == 1 else exp.Concat(expressions=parts)
+    aliased = query.copy()
+    aliased.set("expressions", [exp.alias_(e, name, quoted=True)
+                                for name, e in zip(names, query.expressions, strict=True)])
+    folded = exp.select(exp.GroupConcat(this=row, separator=exp.Literal.string(" | "))).from_(
+        aliased.limit(limit).subquery("packata_samples"))
+    return dialect.render(folded)

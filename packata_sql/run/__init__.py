@@ -1,0 +1,1 @@
+"""One run: objects, fused scans, verdicts, triage, schema checks from facts."""

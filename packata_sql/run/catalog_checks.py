@@ -1,0 +1,88 @@
+"""Schema checks answered from column facts, without reading rows: `present`, `logicalType`,
+`physicalType`. Each answer is a boolean measurement (true: the schema holds); a declared
+column that is absent fails each of them (`present` is derived only for a property that
+declares no type)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from packata_sql.contracts.model import Severity
+from packata_sql.dialects import Dialect
+from packata_sql.dialects.facts import ColumnFact, logical_compatible, physical_matches
+from packata_sql.plans.compiler import CatalogPlan
+from packata_sql.report import RuleResult, Status, result_of
+from packata_sql.run.drift import Classification, baseline_of, classify
+from packata_sql.run.names import closest, find_column
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Whether the schema holds, and if not, what was expected (the report's `failed`)."""
+
+    holds: bool
+    failed: tuple[str, ...] = ()
+    #: Drift: the severity its classification gives (breaking: error, warning: warning).
+    severity: Severity | None = None
+    changes: tuple[dict[str, str | None], ...] = ()
+
+
+def catalog_result(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> RuleResult:
+    """The rule's result: a boolean measurement, passed when the schema holds; drift sets the
+    severity from its classification."""
+    found = answer(plan, facts, dialect)
+    result = result_of(plan.rule, Status.PASSED if found.holds else Status.FAILED,
+                       value=found.holds, failed=found.failed, changes=found.changes)
+    return replace(result, severity=found.severity or result.severity)
+
+
+def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
+    constraint = plan.constraint
+    if constraint.kind == "drift":
+        return _drift(plan, facts, dialect)
+    by_name = {f.name: f for f in facts}
+
+    def fact_of(column: str) -> ColumnFact | None:
+        name = find_column(dialect, by_name, column, exact=plan.rule.target.exact_property)
+        return by_name.get(name) if name is not None else None
+
+    def absent(column: str) -> str:
+        """What was expected of a missing column, with the closest existing one as the fix."""
+        match = closest(column, by_name)
+        return f"the column {column} to exist" + (
+            f" (did you mean '{match}'?)" if match is not None else "")
+
+    if constraint.kind == "present" and len(constraint.columns) > 1:  # a policy's fields
+        missing = [c for c in constraint.columns if fact_of(c) is None]
+        return Answer(False, tuple(absent(c) for c in missing)) if missing \
+            else Answer(True)
+    fact = fact_of(constraint.columns[0])
+    if fact is None:  # every catalog check of a declared column includes its presence
+        return Answer(False, (absent(constraint.columns[0]),))
+    if constraint.kind == "present":
+        return Answer(True)
+    if constraint.kind == "logicalType":
+        declared = str(constraint.argument("logicalType"))
+        compatible = logical_compatible(declared, fact, dialect)
+        if compatible is None:  # an unknown logicalType (a warning finding): presence only
+            return Answer(True)
+        return Answer(True) if compatible else Answer(False, (
+            f"a type compatible with logicalType {declared} (found {fact.native_type})",))
+    declared = str(constraint.argument("physicalType"))
+    if physical_matches(declared, fact, dialect):
+        return Answer(True)
+    return Answer(False, (f"physicalType {declared} (found {fact.native_type})",))
+
+
+def _drift(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> Answer:
+    fields, overrides = baseline_of(plan.constraint)
+    drift = classify(fields, facts, dialect, overrides)
+    level = drift.classification
+    changes = tuple(c.document() for c in drift.changes)
+    if level is Classification.COMPATIBLE:
+        return Answer(True, changes=changes)
+    severity = Severity.ERROR if level is Classification.BREAKING else Severity.WARNING
+    more = f" ({drift.omitted} more changes not listed)" if drift.omitted else ""
+    return Answer(False, (f"no {level.value} schema drift{more}",), severity=severity,
+                  changes=changes)

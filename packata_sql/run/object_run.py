@@ -1,0 +1,223 @@
+"""One object's work in a run: its catalog checks, then its row measurements in one fused
+scan (or the planner's few per object), a failed fused scan falling back to one statement per
+rule, each rule's verdict, and failure triage."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+from packata_sql.dialects import Family
+from packata_sql.plans.compiler import Plan
+from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
+from packata_sql.report import RuleResult, Status, result_of
+from packata_sql.run.catalog_checks import catalog_result
+from packata_sql.run.names import closest_hint, find_column, resolved_note
+from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
+from packata_sql.sessions.base import Interrupted, ProviderError, Session
+from packata_sql.values import NotExact, measured_value
+
+
+def run_object(state: RunState, session: Session, unit: ObjectWork) -> None:
+    if unit.catalog:
+        _run_catalog(state, session, unit)
+    # A catalog check that holds hands its rule on to the row measurement it carries.
+    carried = [p.rows for p in unit.catalog if p.rows is not None
+               and state.results[p.rule.key].status is Status.PASSED]
+    for plan in carried:
+        del state.results[plan.rule.key]
+    if unit.plans or carried:
+        _run_scan(state, session, unit.segments, [*unit.plans, *carried])
+
+
+def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
+    if state.remaining() <= 0:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    exact = any(plan.rule.target.exact_object for plan in unit.catalog)
+    try:
+        _, facts = probe(state, session, unit.segments, exact, unit.catalog[0].rule,
+                          session.column_facts)
+    except ProviderError as error:
+        hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
+            else None
+        state.engine_error(error, unit.catalog, None)
+        state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
+        return
+    except Interrupted:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state))
+        return
+    for plan in unit.catalog:
+        state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
+
+
+def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
+              plans: list[Plan]) -> None:
+    if state.remaining() <= 0:
+        state.settle(plans, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    exact = any(plan.rule.target.exact_object for plan in plans)
+    try:
+        segments, columns = probe(state, session, segments, exact, plans[0].rule,
+                                   session.columns)
+    except ProviderError as error:
+        hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        state.engine_error(error, plans, None)
+        state.settle(plans, Status.ERROR, error.category, error.code, hint)
+        return
+    except Interrupted:
+        state.settle(plans, Status.INCONCLUSIVE, limit_code(state))
+        return
+    runnable = []
+    for plan in plans:
+        actual = _plan_columns(state, session, columns, plan)
+        missing = [name for name, found in zip(plan.columns, actual, strict=True) if found is None]
+        if missing:
+            state.settle([plan], Status.INCONCLUSIVE, "missing-column",
+                         detail=closest_hint("column", missing[0], columns))
+        else:
+            runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
+    families = {name: columns[name] for plan in runnable for name in plan.columns}
+    natives = _CatalogTypes(session, segments, families)
+    for scan in plan_scans(segments, runnable, session.dialect, families, natives):
+        for finding in scan.findings():
+            if finding not in state.notes:
+                state.notes.append(finding)
+        state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
+        _measure(state, session, scan, families, natives)
+
+
+class _CatalogTypes(Mapping[str, str]):
+    """The measured number and date/time columns' types as the catalog names them, so members
+    and bounds are checked against the column's precision, scale and kind
+    (catalog/holding.py). Read on first use: only a member or bound on such a column asks, so
+    an object without one costs no catalog read."""
+
+    def __init__(self, session: Session, segments: tuple[str, ...],
+                 families: dict[str, Family]) -> None:
+        self._session, self._segments, self._families = session, segments, families
+        self._read: dict[str, str] | None = None
+
+    def _types(self) -> dict[str, str]:
+        if self._read is None:
+            self._read = _native_types(self._session, self._segments, self._families)
+        return self._read
+
+    def __getitem__(self, name: str) -> str:
+        return self._types()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._types())
+
+    def __len__(self) -> int:
+        return len(self._types())
+
+
+def _native_types(session: Session, segments: tuple[str, ...],
+                  families: dict[str, Family]) -> dict[str, str]:
+    """One catalog read of the object's columns (shared with its catalog checks: the session
+    keeps the facts); nothing when the catalog cannot say."""
+    wanted = {name for name, family in families.items()
+              if family in (Family.NUMBER, Family.TEMPORAL)}
+    if not wanted or session.dialect.dynamic_typing:
+        return {}
+    try:
+        facts = session.column_facts(segments)
+    except (ProviderError, Interrupted):
+        return {}
+    by_name = {fact.name: fact for fact in facts}
+    found = {}
+    for name in wanted:
+        column = find_column(session.dialect, by_name, name, exact=True)
+        if column is not None:
+            found[name] = by_name[column].native_type
+    return found
+
+
+def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, Family],
+             natives: Mapping[str, str]) -> None:
+    """Runs one scan; a failed fused scan falls back to one statement per rule."""
+    if not scan.plans:
+        return
+    if state.remaining() <= 0:
+        state.settle(scan.plans, Status.INCONCLUSIVE, "budget-exhausted")
+        return
+    started = state.clock()
+    try:
+        row = session.fetch_row(scan.sql, state.remaining())
+    except Interrupted:
+        state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state))
+        return
+    except ProviderError as error:
+        if len(scan.plans) == 1:
+            state.engine_error(error, scan.plans, scan.sql)
+            state.settle(scan.plans, Status.ERROR, error.category, error.code)
+            return
+        for plan in scan.plans:  # one bad rule must not take the others down
+            alone = build_scan(scan.object_segments, [plan], session.dialect, families, natives)
+            _measure(state, session, alone, families, natives)
+        return
+    elapsed = int((state.clock() - started) * 1000)
+    for index, plan in enumerate(scan.plans):
+        result = _evaluate(
+            plan, row[index + 1], row[0], elapsed, fused=len(scan.plans) > 1,
+            sql=scan.sql if state.options.show_sql else None,
+        )
+        if result.status is Status.FAILED:
+            from packata_sql.run.triage import triage
+
+            result = triage(session, scan.object_segments, plan, families, result,
+                            state.options, state.remaining, state.engine_error)
+        state.results[plan.rule.key] = result
+
+
+def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
+    try:
+        visible = session.objects(segments[-2] if len(segments) > 1 else None)
+    except (ProviderError, Interrupted):
+        visible = []
+    return closest_hint("object", ".".join(segments), visible) if not visible else \
+        closest_hint("object", segments[-1], visible)
+
+
+def _plan_columns(state: RunState, session: Session, columns: dict[str, Family],
+                  plan: Plan) -> list[str | None]:
+    """Each column of the plan as the object names it (None when it has none)."""
+    target = plan.rule.target
+    found: list[str | None] = []
+    for name in plan.columns:
+        exact = target.exact_property and name == target.physical_property
+        actual = find_column(session.dialect, columns, name, exact=exact)
+        if actual is not None and actual != name and not session.dialect.same_name(actual, name):
+            note = resolved_note("property", name, actual, session.dialect,
+                                 f"schema[{target.object_name}].properties[{name}]")
+            if note not in state.notes:
+                state.notes.append(note)
+        found.append(actual)
+    return found
+
+
+def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: bool,
+              sql: str | None) -> RuleResult:
+    rule = plan.rule
+    common: dict[str, Any] = {"unit": rule.unit, "elapsed_ms": elapsed_ms, "fused": fused,
+                              "sql": sql}
+    if raw is None:
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("null-result"), **common)
+    try:
+        count = measured_value(raw)
+        population = measured_value(rows)
+    except NotExact:
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("not-a-number"), **common)
+    assert isinstance(count, Fraction) and isinstance(population, Fraction)
+    evidence = {"numerator": int(count), "denominator": int(population)} if plan.percent \
+        else {"rows": int(population)}
+    value: Fraction = count
+    if plan.percent:
+        if population == 0:
+            return result_of(rule, Status.INCONCLUSIVE, evidence=evidence,
+                           diagnostic=diagnostic("zero-rows"), **common)
+        value = 100 * count / population
+    return judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)

@@ -1,0 +1,149 @@
+"""What the parts of a run share: its options, its state (results, notes, the time budget),
+how a rule is settled (diagnostics, verdicts), and how an object's name is probed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from packata_sql.cli.progress import Progress
+from packata_sql.contracts.expectations import verdict
+from packata_sql.contracts.model import Finding, Rule
+from packata_sql.plans.compiler import AnyPlan
+from packata_sql.report import Diagnostic, RuleResult, Status, result_of
+from packata_sql.run.names import resolved_note, unquoted_reading
+from packata_sql.sessions.base import ProviderError, Session
+
+DEFAULT_TIMEOUT_S = 300.0
+T = TypeVar("T")
+_DIAGNOSTICS = {
+    "missing-column": "the property's column does not exist in the object",
+    "type-mismatch": "the column's type cannot be compared with the rule's values without a cast",
+    "timeout": "the measurement ran past the per-rule timeout and was cancelled",
+    "budget-exhausted": "the run's time budget was used up before this rule finished",
+    "zero-rows": "the object has no rows, so a percentage has no denominator",
+    "no-expectation": "the rule declares no expectation (no 'mustBe…' key) for a numeric "
+                      "measurement",
+    "not-a-number": "the measurement is not a finite number or a boolean",
+    "null-result": "the measurement is NULL",
+    "cancelled": "the run was interrupted before this rule finished",
+    "no-result-set": "the query returned no result set",
+    "several-columns": "the query returned more than one column; a rule needs exactly one cell",
+    "no-rows": "the query returned no row; a rule needs exactly one cell",
+    "several-rows": "the query returned more than one row; a rule needs exactly one cell",
+}
+
+_SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    budget_s: float | None = None
+    trust_environment: bool = False
+    show_sql: bool = False
+    parameters: dict[str, object] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    accept_unexecutable: bool = False
+    #: Told when each object's scan or SQL rule starts and ends (progress on stderr).
+    progress: Callable[[Progress], None] | None = None
+    #: Told the engine's own message and the SQL of each errored statement (`--verbose`,
+    #: stderr only: neither ever reaches a report).
+    on_error: Callable[[str, str, str | None], None] | None = None
+    #: `--samples N`: up to N offending rows of each failed row-reading rule, handed as text to
+    #: `on_samples` (the terminal), never to a result.
+    samples: int = 0
+    on_samples: Callable[[str, str], None] | None = None
+
+
+def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
+    message = _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
+    return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
+
+
+
+@dataclass
+class RunState:
+    """One run's mutable state: the results so far, the notes, and the clock that bounds it."""
+
+    options: RunOptions
+    clock: Callable[[], float]
+    started: float
+    results: dict[str, RuleResult] = field(default_factory=dict)
+    prefix: tuple[str, ...] = ()
+    #: Objects found under the engine's unquoted reading of their name, and the notes saying so.
+    renamed: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    notes: list[Finding] = field(default_factory=list)
+
+    def remaining(self) -> float:
+        if self.options.budget_s is None:
+            return self.options.timeout_s
+        left = self.options.budget_s - (self.clock() - self.started)
+        return min(self.options.timeout_s, left)
+
+    def budget_bound(self) -> bool:
+        return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
+
+    def notify(self, step: str, label: str = "", rules: int = 0, total: int = 0) -> None:
+        if self.options.progress is not None:
+            self.options.progress(Progress(step, label, rules, total))
+
+    def engine_error(self, error: Exception, plans: Sequence[AnyPlan], sql: str | None) -> None:
+        """Hands the engine's own message (the exception the session translated) to
+        `--verbose`; it never reaches a result."""
+        if self.options.on_error is None:
+            return
+        cause = error.__cause__ or error.__context__
+        message = f"{type(cause).__name__}: {cause}" if cause is not None else str(error)
+        for key in [plan.rule.key for plan in plans] or [""]:  # "": the connection itself
+            self.options.on_error(key, message, sql)
+
+    def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
+               provider_code: str | None = None, detail: str | None = None) -> None:
+        for plan in plans:
+            self.results.setdefault(plan.rule.key, result_of(
+                plan.rule, status, unit=plan.rule.unit,
+                diagnostic=diagnostic(code, provider_code, detail),
+            ))
+
+
+def limit_code(state: RunState) -> str:
+    return "budget-exhausted" if state.budget_bound() else "timeout"
+
+
+def probe(state: RunState, session: Session, segments: tuple[str, ...], exact: bool,
+           rule: Rule, read: Callable[[tuple[str, ...]], T]) -> tuple[tuple[str, ...], T]:
+    """The object's columns (`read`: the session's column probe, or its column facts); a
+    missing name without physicalName is tried again as the engine reads it unquoted (issue
+    10.3), and the report says so."""
+    try:
+        return segments, read(segments)
+    except ProviderError as error:
+        folded = unquoted_reading(session.dialect, segments[-1], exact=exact)
+        if error.category != "missing-object" or folded is None:
+            raise
+        other = (*segments[:-1], folded)
+        try:
+            columns = read(other)
+        except ProviderError:
+            raise error from None
+        state.renamed[segments] = other
+        note = resolved_note("object", segments[-1], folded, session.dialect,
+                             f"schema[{rule.target.object_name}]")
+        if note not in state.notes:
+            state.notes.append(note)
+        return other, columns
+
+
+def judged(rule: Rule, value: Fraction | bool, *, hint: str = _SQL_HINT,
+            **fields: Any) -> RuleResult:
+    """The verdict of a rule's expectations on its measured value; a rule without any is
+    told which key to add."""
+    judged = verdict(rule.expectations, value)
+    found = diagnostic(judged.diagnostic) if judged.diagnostic else None
+    if found is not None and found.code == "no-expectation":
+        found = Diagnostic(found.code, f"{found.message}: add one, e.g. {hint}")
+    return result_of(rule, Status(judged.status), value=value, failed=judged.failed,
+                   diagnostic=found, **fields)

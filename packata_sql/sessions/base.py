@@ -1,0 +1,294 @@
+"""The only code that touches a database: one read-only session per run.
+
+This module holds the protocol the runner sees, the error vocabulary and the deadline logic
+every engine shares; one class per engine family lives in `packata_sql/sessions/`. Provider
+messages never leave a session: failures become a `ProviderError` with a category and the
+provider's error code.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from packata_sql import engines
+from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects.facts import ColumnFact
+from packata_sql.sessions.endpoint import Endpoint
+from packata_sql.sessions.readonly import (
+    CREDENTIALS,
+    ENFORCED,
+    TRUSTED,
+    Decision,
+    LoginFacts,
+    NotReadOnly,
+    decide,
+)
+
+__all__ = ["CREDENTIALS", "ENFORCED", "TRUSTED", "Decision", "LoginFacts"]
+
+Rows = list[tuple[Any, ...]]
+T = TypeVar("T")
+STOP_GRACE_S = 10.0
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a statement returned, bounded: its column count (0 without a result set) and at
+    most two rows, enough to tell one row from several without reading the rest."""
+
+    width: int
+    rows: Rows
+    #: The engine reports the column as the value of a boolean expression although the cell
+    #: holds an integer 0/1 (MySQL/MariaDB comparisons; SQLite, which has no boolean type).
+    boolean_valued: bool = False
+
+
+class ProviderError(Exception):
+    """A failure the engine reported, as a category users can act on plus the provider code."""
+
+    MESSAGES: ClassVar[dict[str, str]] = {
+        "connection-failed": "could not open a read-only connection to the database",
+        "authentication-failed": "the server refused the login (wrong user or password); check "
+                                 "the user and password in the URL or the PACKATA_<SERVER>_* "
+                                 "variables",
+        "connection-refused": "the server refused the connection; is the database running and "
+                              "listening on that host and port?",
+        "host-not-found": "the host name could not be resolved; check the host in the URL or "
+                          "the server entry",
+        "connection-timeout": "the server did not answer in time; check the host, the port "
+                              "and any firewall or VPN between",
+        "unknown-database": "the server has no such database, or the login may not use it; "
+                            "check the database name",
+        "unknown-role": "the server has no such user (role); check the user name",
+        "connection-lost": "the connection to the database was lost during the measurement",
+        "missing-object": "the object does not exist or cannot be read",
+        "missing-schema": "the declared schema does not exist or cannot be read",
+        "permission-denied": "the read-only session refused the statement",
+        "provider-error": "the database reported an error while measuring",
+        "refused": "the connection would not be read-only",
+        "driver-missing": "the engine's client package is not installed (Spark: pip install "
+                          "'packata-sql[spark]')",
+        "insecure-connection": (
+            "the server asked for the password in clear text on a connection whose encryption "
+            "the URL does not require; it was not sent (require TLS, e.g. ?sslmode=require or "
+            "?ssl_mode=REQUIRED)"
+        ),
+        "read-only-not-guaranteed": (
+            "the login can escape the engine's read-only mode (the report names the routes); "
+            "this runs only with a login without them or with --trust-environment"
+        ),
+    }
+
+    def __init__(self, category: str, code: str | None = None) -> None:
+        super().__init__(self.MESSAGES.get(category, category))
+        self.category = category
+        self.code = code
+
+
+class Refused(Exception):
+    """The session refuses to send the statement at all."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class Interrupted(Exception):
+    """The statement was cancelled because its time limit ran out."""
+
+
+class Session(Protocol):
+    dialect: Dialect
+    facts: LoginFacts
+    decision: Decision
+
+    @property
+    def read_only(self) -> str: ...
+    #: The schema unqualified names resolve in, for library and authored SQL alike.
+    schema: str | None
+
+    def columns(self, segments: Sequence[str]) -> dict[str, Family]: ...
+
+    def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]: ...
+
+    def objects(self, schema: str | None) -> list[str]: ...
+
+    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object] | Mapping[str, object],
+                   limit_s: float) -> Result: ...
+
+    def cancel(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
+    """Raises ProviderError when no read-only session can be had. The session reports its
+    facts; `readonly.decide` alone turns them into the level and the authored-SQL verdict."""
+    session = _engine_session(endpoint)
+    try:
+        session.decision = decide(session.facts, trust_environment=trust_environment)
+    except NotReadOnly:
+        session.close()
+        raise ProviderError("refused", "not-read-only") from None
+    return session
+
+
+def _engine_session(endpoint: Endpoint) -> TimedSession:
+    """The registry's session class for the endpoint's engine, imported only now."""
+    spec = engines.engine(endpoint.engine)
+    if spec is None or spec.session is None:
+        raise ProviderError("connection-failed", "unsupported-engine")
+    session: TimedSession = engines.load(spec.session)(endpoint)
+    return session
+
+
+class TimedSession:
+    """What every engine shares: statements run on a worker thread under a deadline, so the
+    main thread can cancel them when the limit passes or Ctrl-C arrives (a statement inside an
+    engine's C code would otherwise hold off Python's signal handling)."""
+
+    dialect: Dialect
+    schema: str | None = None
+    #: What the engine found about the login; set by each engine's constructor.
+    facts: LoginFacts
+    #: What `readonly.decide` made of the facts; until then nothing authored may run.
+    decision = Decision("unknown", False, ())
+    #: A statement that ignored its interruption still holds the connection.
+    _stuck = False
+    #: The time limit of the statement being run, for engines that also enforce it server-side.
+    limit_s = 300.0
+    #: Column facts already read, per object (see column_facts).
+    _facts_read: dict[tuple[str, ...], tuple[ColumnFact, ...]] | None = None
+
+    # Engine-specific, called on the worker thread.
+    def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        """`parameters` is None for generated SQL and a list for authored SQL."""
+        raise NotImplementedError
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        raise NotImplementedError
+
+    def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        """The object's columns from the engine's catalog; ProviderError when it is absent."""
+        raise NotImplementedError
+
+    # Engine-specific, called on the main thread.
+    def _interrupt(self) -> None:
+        raise NotImplementedError
+
+    def _classify(self, error: Exception) -> ProviderError:
+        raise NotImplementedError
+
+    # Engine-specific, called on the main thread after an interruption was ignored.
+    def _terminate(self) -> None:
+        """Ends the statement's connection from outside; engines that cannot, do nothing."""
+
+    @property
+    def read_only(self) -> str:
+        return self.decision.level
+
+    def cancel(self) -> None:
+        self._interrupt()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
+        """Generated library SQL."""
+        rows = self._timed(lambda: self._run(sql, None), limit_s).rows
+        if len(rows) != 1:
+            raise ProviderError("provider-error", "not-one-row")
+        return rows[0]
+
+    def _run_named(self, sql: str, parameters: Mapping[str, object]) -> Result:
+        """Authored SQL with `:name` markers, on engines whose dialect binds by name."""
+        raise NotImplementedError
+
+    def fetch_cell(self, sql: str, parameters: Sequence[object] | Mapping[str, object],
+                   limit_s: float) -> Result:
+        """Authored SQL; `parameters` are values in marker order, or by name where the
+        dialect has `named_parameters`."""
+        if not self.decision.authored_sql:
+            raise ProviderError("read-only-not-guaranteed")
+        if isinstance(parameters, Mapping):
+            named = dict(parameters)
+            return self._timed(lambda: self._run_named(sql, named), limit_s)
+        return self._timed(lambda: self._run(sql, list(parameters)), limit_s)
+
+    def columns(self, segments: Sequence[str]) -> dict[str, Family]:
+        if self.decision.object_refused(tuple(segments)):
+            raise ProviderError("read-only-not-guaranteed", "definer-object")
+        return self._timed(lambda: self._describe(segments), 60.0)
+
+    def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
+        """Read once per object and session: an object's catalog checks and its column-type
+        checks ask for the same facts, and on a remote engine each read is a round trip."""
+        if self._facts_read is None:
+            self._facts_read = {}
+        key = tuple(segments)
+        if key not in self._facts_read:
+            self._facts_read[key] = self._timed(lambda: self._facts(segments), 60.0)
+        return self._facts_read[key]
+
+    def objects(self, schema: str | None) -> list[str]:
+        """The tables and views the session may read in `schema` (None: its current one), for
+        a hint when an object is missing."""
+        return self._timed(lambda: self._objects(schema), 60.0)
+
+    def _objects(self, schema: str | None) -> list[str]:
+        raise NotImplementedError
+
+    def _stop(self, finished: threading.Event) -> None:
+        """Cancel; if the statement ignores that, end its connection from a control
+        connection, so the next statement runs on a fresh one and no backend outlives us."""
+        self._interrupt()
+        if finished.wait(STOP_GRACE_S):
+            return
+        self._terminate()
+        if not finished.wait(STOP_GRACE_S):
+            self._stuck = True
+
+    def _timed(self, action: Callable[[], T], limit_s: float) -> T:
+        if self._stuck:
+            raise ProviderError("provider-error", "connection-busy")
+        self.limit_s = max(limit_s, 0.001)
+        outcome: dict[str, Any] = {}
+        finished = threading.Event()  # not Thread.join: an interrupted join corrupts it (< 3.13)
+
+        def work() -> None:
+            try:
+                outcome["value"] = action()
+            except Exception as error:  # classified below, on the main thread
+                outcome["error"] = error
+            finally:
+                finished.set()
+
+        worker = threading.Thread(target=work, name="packata-sql-statement", daemon=True)
+        deadline = time.monotonic() + max(limit_s, 0.0)
+        worker.start()
+        try:
+            while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):
+                if time.monotonic() >= deadline:
+                    self._stop(finished)
+                    raise Interrupted
+        except KeyboardInterrupt:
+            self._stop(finished)
+            raise
+        if "error" in outcome:
+            error = outcome["error"]
+            if isinstance(error, Refused):
+                raise ProviderError("permission-denied", error.code) from error
+            if isinstance(error, ProviderError):
+                raise Interrupted if error.category == "timeout" else error
+            classified = self._classify(error)
+            if classified.category == "timeout":
+                raise Interrupted
+            raise classified from error  # the engine's own exception, for `--verbose` only
+        value: T = outcome["value"]
+        return value
