@@ -31,6 +31,7 @@ demo: $(CLI_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict packata_sql
+	$(BIN)/lint-imports
 
 # Without database URLs in the environment, the machine's own PostgreSQL and MariaDB are
 # prepared and used when their client tools are installed (what `.ci/run` does explicitly).

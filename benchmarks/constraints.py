@@ -34,7 +34,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # the bench contract and table builder
 
-from packata_sql.cli.check import load_contract
+from packata_sql import api
 from packata_sql.contracts.model import Category
 from packata_sql.plans.compiler import Plan, compile_contract
 from packata_sql.plans.planner import DISTINCT_MEASURES, build_scan, group_by_object, plan_scans
@@ -67,7 +67,7 @@ def statements(session: Session, contract: Path, segments: tuple[str, ...], each
     adds the statement with constraints less one constraint rule, for every such rule (where
     the cost goes); `per_row` leaves the distinct-key rules out of every variant, which times
     the per-row work without the hash aggregates that dominate the statement."""
-    loaded = load_contract(str(contract), "exclusive")
+    loaded = api.load(contract)
     families = session.columns(segments)
     variants = []
     for name, categories in (("without constraints", [Category.QUALITY]),

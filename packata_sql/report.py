@@ -7,7 +7,11 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.contracts.model import Category, Constraint, Finding, Library, Rule, Severity
+from packata_sql.values import to_decimal
+
+FORMAT = "packata-sql/report@1"
 
 
 class Status(Enum):
@@ -97,7 +101,18 @@ class Report:
     contract_id: str | None = None
     contract_version: str | None = None
     started_at: str | None = None  # ISO 8601, UTC
+    #: The run's one observation instant (ISO 8601, UTC): what "now" means for every rule.
+    observed_at: str | None = None
     elapsed_ms: int | None = None
+
+    @property
+    def rules(self) -> tuple[RuleResult, ...]:
+        """Every selected rule's result, in the contract's order."""
+        return self.results
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `packata-sql/report@1` document: what `--format json` writes."""
+        return report_document(self)
 
     @property
     def executed(self) -> int:
@@ -167,3 +182,82 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
         metric=definition.metric if isinstance(definition, Library) else None,
         kind=shown_kind(definition) if isinstance(definition, Constraint) else None,
         line=rule.line, expectation=expectation or None, **fields)
+
+
+def report_document(report: Report) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "format": FORMAT,
+        "contract": report.contract,
+        "contract_id": report.contract_id,
+        "contract_version": report.contract_version,
+        "target": report.target,
+        "schema": report.schema,
+        "outcome": report.outcome.value,
+        "complete": report.complete,
+        "read_only": report.read_only,
+        "authored_sql": report.authored_sql,
+        "routes": list(report.routes),
+        "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
+        "settings": report.settings,
+        "summary": report.summary(),
+        "summary_by_category": report.summary_by_category(),
+        "started_at": report.started_at,
+        "observed_at": report.observed_at,
+        "elapsed_ms": report.elapsed_ms,
+        "descriptive_only": report.descriptive_only,
+        "accepted_unexecuted": report.accepted_unexecuted,
+        "rules": [_rule(r) for r in report.results],
+        "findings": [finding_document(f) for f in report.findings],
+    }
+    if report.declaration:  # evidence about the declaration itself (a policy's hash)
+        document["declaration"] = report.declaration
+    return document
+
+
+def _rule(result: RuleResult) -> dict[str, Any]:
+    value: Any = result.value
+    if isinstance(value, Fraction):
+        value = to_decimal(value)
+    document: dict[str, Any] = {
+        "key": result.key,
+        "name": result.name,
+        "source_path": result.source_path,
+        "line": result.line,
+        "target": result.target,
+        "metric": result.metric,
+        "kind": result.kind,
+        "expectation": result.expectation,
+        "category": result.category.value,
+        "severity": result.severity.value,
+        "status": result.status.value,
+        "value": value,
+        "unit": result.unit,
+        "evidence": result.evidence,
+        "failed": list(result.failed),
+        "diagnostic": None if result.diagnostic is None else {
+            "code": result.diagnostic.code,
+            "message": result.diagnostic.message,
+            "provider_code": result.diagnostic.provider_code,
+        },
+        "elapsed_ms": result.elapsed_ms,
+        "fused": result.fused,
+        "descriptive": result.descriptive,
+    }
+    if result.changes:
+        document["changes"] = list(result.changes)
+    if result.sql is not None:
+        document["sql"] = result.sql
+    if result.inspect_sql is not None:
+        document["inspect_sql"] = result.inspect_sql
+    return document
+
+
+def finding_document(finding: Finding) -> dict[str, Any]:
+    return {
+        "code": finding.code,
+        "rule_key": finding.rule_key,
+        "source_path": finding.source_path,
+        "line": finding.line,
+        "level": finding.level.value,
+        "message": finding.message,
+    }

@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 from packata_sql import engines
-from packata_sql.cli.compile_sql import contract_dialect, dialect_name
+from packata_sql.api import contract_dialect, dialect_name
 from packata_sql.cli.doctor import login_lines
 from packata_sql.cli.main import DIALECT_NAMES, main
 from packata_sql.contracts.model import Contract, Server
@@ -253,7 +253,8 @@ engines.ENGINES = tuple(spec for spec in engines.ENGINES if spec != removed)
 
 import io, contextlib, importlib.util
 from packata_sql import dialects
-from packata_sql.cli import compile_sql, doctor
+from packata_sql import api
+from packata_sql.cli import doctor
 from packata_sql.cli import main as cli
 from packata_sql.plans import planner
 from packata_sql.sessions import base as session
@@ -296,7 +297,7 @@ print(json.dumps({
     },
     "help": " ".join(help_text.getvalue().split()),
     "dialect": refused(lambda: dialects.get_dialect(removed.name), KeyError),
-    "compile names": [compile_sql.dialect_name(word) for word in words],
+    "compile names": [api.dialect_name(word) for word in words],
     "urls": [refused(lambda: endpoint.parse_url(scheme + ":///x.db" if removed.kind == "file"
                                                 else scheme + "://h/"), endpoint.EndpointError)
              for scheme in removed.url_schemes],

@@ -27,6 +27,9 @@ from packata_sql.dialects import Dialect
 OBJECT_NAMES = frozenset({"object", "table", "model"})
 PROPERTY_NAMES = frozenset({"property", "column", "field"})
 SCHEMA_NAMES = frozenset({"schema"})
+#: `{observation_time}`: the run's observation instant, bound as a typed timestamp parameter
+#: (SEMANTICS 1.5), so authored SQL never needs `now()` and a run can be replayed.
+OBSERVATION_PARAMETER = "observation_time"
 #: datacontract-cli placeholders that name server settings packata-sql does not read.
 FOREIGN_NAMES = frozenset({"dataset", "project", "catalog", "database"})
 # `{schema}.` right before an object placeholder qualifies it (datacontract-cli's
@@ -156,6 +159,9 @@ def _bind_code(chunk: str, dialect: Dialect, names: Names, parameters: list[str]
         if name == "param" and argument:
             parameters.append(argument)
             return _MARKER_OPEN + argument + _MARKER_CLOSE
+        if name == OBSERVATION_PARAMETER and argument is None:
+            parameters.append(name)
+            return _MARKER_OPEN + name + _MARKER_CLOSE
         problem = _unresolved(name, names) if argument is None else None
         if problem is not None:
             problems.append(problem)
@@ -204,8 +210,8 @@ def _unknown(name: str) -> Problem:
                        f"'{{{name}}}' is a datacontract-cli placeholder packata-sql does not "
                        "resolve: write the name, or use {object} or {schema}")
     return Problem("unknown-placeholder",
-                   f"unknown placeholder '{{{name}}}' (use {{object}}, {{property}}, {{schema}} "
-                   "or {param:NAME})")
+                   f"unknown placeholder '{{{name}}}' (use {{object}}, {{property}}, {{schema}}, "
+                   "{observation_time} or {param:NAME})")
 
 
 # A marker that cannot occur in SQL text, swapped for the driver's marker after `%` escaping.

@@ -6,8 +6,8 @@ No code outside this package dispatches on a metric name.
 from __future__ import annotations
 
 from packata_sql.catalog.base import MeasureContext, MetricHandler, TypeMismatch
-from packata_sql.catalog.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.catalog.metrics import HANDLERS
+from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
 
 
 def handler_for(metric: str) -> MetricHandler | None:

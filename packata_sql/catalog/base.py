@@ -204,7 +204,7 @@ class MetricHandler:
             findings.append(site.finding("wrong-scope", f"'{self.name}' cannot be declared on {scope}"))
         for key, _ in library.arguments:
             if key not in self.arguments:
-                from packata_sql.run.names import closest
+                from packata_sql.spelling import closest
 
                 match = closest(key, self.arguments)
                 hint = f"; did you mean '{match}'?" if match else ""

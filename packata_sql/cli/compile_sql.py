@@ -1,32 +1,8 @@
-"""`compile --format sql`: readable, runnable SQL per object (the fused scan) and per rule,
-and the dialect a contract's own server implies when `--dialect` is omitted."""
+"""`compile --format sql`: readable, runnable SQL per object (the fused scan) and per rule."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from packata_sql import engines
-from packata_sql.contracts.model import Contract
-
-
-def dialect_name(name: str) -> str | None:
-    """The dialect a `--dialect` value names (a name or an alias, any case)."""
-    spec = engines.named(name)
-    return spec.name if spec else None
-
-
-def contract_dialect(contract: Contract) -> str | None:
-    """The dialect of the contract's first server whose type packata-sql renders."""
-    for server in contract.servers:
-        spec = engines.dialect_for_server_type(server.type)
-        if spec is not None:
-            return spec.name
-        if server.type.lower() == "custom":
-            for key in ("format", "engine", "driver"):
-                value = server.setting(key)
-                if isinstance(value, str) and dialect_name(value):
-                    return dialect_name(value)
-    return None
 
 
 def render_sql(document: dict[str, Any]) -> str:

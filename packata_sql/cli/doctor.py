@@ -1,15 +1,20 @@
-"""What `doctor` explains besides the read-only level: which login a run uses and where it
-came from, and whether every object and column of the contract is there."""
+"""`doctor`: which login a run uses and where it came from, the read-only level a run would
+get, and whether every object and column of the contract is there."""
 
 from __future__ import annotations
 
+import argparse
 import os
+from dataclasses import replace
 
-from packata_sql import engines
+from packata_sql import api, engines
+from packata_sql.cli.check import resolve_endpoint
 from packata_sql.contracts.model import Contract
-from packata_sql.run.names import closest_hint, find_column
+from packata_sql.errors import UsageError
+from packata_sql.run.names import find_column
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
 from packata_sql.sessions.endpoint import FILE_ENGINES, Endpoint, credential_variables
+from packata_sql.spelling import closest_hint
 
 
 def _driver_default(engine: str) -> str:
@@ -66,3 +71,47 @@ def presence_lines(session: Session, contract: Contract, prefix: tuple[str, ...]
                      "columns found")
         lines += [f"  missing: {hint}" for hint in missing]
     return lines
+
+
+def doctor_command(args: argparse.Namespace) -> int:
+    """What the login can do and which read-only level a run would get; no secrets printed."""
+    from packata_sql.sessions.base import ProviderError, open_session
+
+    if args.contract:
+        contract = api.load(args.contract)
+        endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
+    elif args.url:
+        endpoint = resolve_endpoint(api.NO_CONTRACT, args.url, None, args.trust_environment)
+    else:
+        raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
+    print(f"target: {endpoint.describe()}")
+    print("\n".join(login_lines(endpoint, from_url=bool(args.url))))
+    endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
+    try:
+        session = open_session(endpoint, trust_environment=args.trust_environment)
+    except ProviderError as error:
+        print(f"connection: failed ({error.category}): {error}")
+        return 2
+    try:
+        decision = session.decision  # the same decision a run would report
+        print("connection: ok")
+        print(f"read-only level: {decision.level}")
+        print(getattr(session, "library_rules", None)
+              or "library rules: run inside the engine's read-only mode")
+        if decision.routes:
+            print("routes out of read-only mode (names only):")
+            for route in decision.routes:
+                print(f"  - {route}")
+        if decision.authored_sql:
+            print("authored SQL rules: allowed")
+        else:
+            print("authored SQL rules: refused (read-only-not-guaranteed)")
+            print("  use a login without these routes, or pass --trust-environment to accept "
+                  "the risk")
+        if advice := getattr(session, "advice", None):  # engines without a read-only mode
+            print(f"to make it safe: {advice}")
+        if args.contract:
+            print("\n".join(presence_lines(session, contract, endpoint.schema)))
+    finally:
+        session.close()
+    return 0

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from packata_sql import engines
-from packata_sql.cli.main import UsageError
 from packata_sql.dialects import Dialect
 from packata_sql.dialects.facts import ColumnFact, logical_type_of
+from packata_sql.errors import UsageError
 from packata_sql.sessions.endpoint import FILE_ENGINES, NETWORK_ENGINES, Endpoint, EndpointError, parse_url
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def init_command(args: argparse.Namespace) -> int:
             facts = session.column_facts((*endpoint.schema, args.object))
         except ProviderError as error:
             visible = session.objects(endpoint.schema[-1] if endpoint.schema else None)
-            from packata_sql.run.names import closest_hint
+            from packata_sql.spelling import closest_hint
 
             hint = closest_hint("object", args.object, visible)
             raise UsageError(f"cannot read the columns of {args.object}: {error}; {hint}") from None

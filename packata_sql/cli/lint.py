@@ -9,10 +9,11 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from packata_sql.cli.main import UsageError
+from packata_sql import api
 from packata_sql.contracts.model import Contract, Finding, Level
 from packata_sql.contracts.odcs_schema import SCHEMA_VERSIONS, official_schema
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
+from packata_sql.errors import UsageError
 
 if TYPE_CHECKING:
     import jsonschema_rs
@@ -69,7 +70,7 @@ def _message(error: jsonschema_rs.ValidationError) -> str:
 
     if not isinstance(error.kind, jsonschema_rs.ValidationErrorKind.Enum):
         return str(error.message)
-    from packata_sql.run.names import closest
+    from packata_sql.spelling import closest
 
     permitted = [str(o) for o in error.kind.options]
     match = closest(str(error.instance), permitted) if isinstance(error.instance, str) else None
@@ -93,11 +94,7 @@ def _short(message: str) -> str:
 def own_problems(contract: Contract) -> list[Problem]:
     """The loader's findings plus the compiler's for the contract's own engine (DuckDB when
     it names none): unknown metrics and arguments are only known there."""
-    from packata_sql.cli.compile_sql import contract_dialect
-    from packata_sql.dialects import get_dialect
-    from packata_sql.plans.compiler import compile_contract
-
-    compiled = compile_contract(contract, get_dialect(contract_dialect(contract) or "duckdb"))
+    compiled = _own_plans(contract).compiled
     findings = list(contract.findings)
     findings += [f for f in compiled.findings if f not in findings]
     return [Problem(_lint_level(f), f.code, f.source_path, f.line, f.message) for f in findings]
@@ -154,9 +151,7 @@ def _format(path: str, problem: Problem) -> str:
 
 
 def lint_command(args: argparse.Namespace) -> int:
-    from packata_sql.cli.check import load_source
-
-    declared = load_source(args.contract, args.odcs_between)
+    declared = api.load_source(args.contract, odcs_between=args.odcs_between)
     contract, loaded = declared.contract, declared.loaded
     if loaded is None:  # JSON that YAML cannot read: lint reads YAML, and says why not
         try:
@@ -179,8 +174,9 @@ def lint_command(args: argparse.Namespace) -> int:
 
 
 def _executable(contract: Contract) -> int:
-    from packata_sql.cli.compile_sql import contract_dialect
-    from packata_sql.dialects import get_dialect
-    from packata_sql.plans.compiler import compile_contract
+    return _own_plans(contract).compiled.executable
 
-    return compile_contract(contract, get_dialect(contract_dialect(contract) or "duckdb")).executable
+
+def _own_plans(contract: Contract) -> api.Plans:
+    """The plans for the contract's own engine (DuckDB when it names none)."""
+    return api.compile(contract, api.contract_dialect(contract, default="duckdb") or "duckdb")

@@ -7,17 +7,15 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, NoReturn
 
 from packata_sql import __version__, engines
+from packata_sql.errors import EXIT_CLOSED_PIPE, EXIT_INTERNAL, EXIT_USAGE, UsageError
 
 #: From the registry, which imports no dialect, so `--help` stays fast.
 DIALECT_NAMES = engines.names_and_aliases()
 STDOUT_FORMATS = ("table", "json", "junit", "markdown", "github")
-
-EXIT_USAGE = 3
-EXIT_CLOSED_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
-EXIT_INTERNAL = 4  # a bug in packata-sql, distinct from 2 (a run that is not complete)
 
 EPILOG = """\
 examples:
@@ -38,10 +36,6 @@ exit codes:
   130  interrupted (Ctrl-C)
   141  closed pipe: the reader of stdout went away (`| head`), quietly
 """
-
-
-class UsageError(Exception):
-    """Bad arguments or an unreadable contract: exit 3 with one clear line, no traceback."""
 
 
 _NOT_SHOWN = "(not shown: it may hold a password)"
@@ -151,6 +145,19 @@ def _declaration_arguments(command: argparse.ArgumentParser) -> None:
                          help="the object a policy or pipeline file checks, when it names none")
 
 
+def _observed_at(text: str) -> datetime:
+    """`--observed-at`: an ISO 8601 instant with its zone (`Z` or `+02:00`)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be an ISO 8601 time with its zone, e.g. "
+                                         "2026-12-01T08:00:00Z") from None
+    if moment.tzinfo is None:
+        raise argparse.ArgumentTypeError("needs a zone (Z or +HH:MM): a time without one names "
+                                         "no single instant")
+    return moment
+
+
 def _count(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 1000:
         raise argparse.ArgumentTypeError("must be a whole number from 0 to 1000")
@@ -215,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--param", action="append", default=[], metavar="NAME[:TYPE]=VALUE",
                        help="a value for {param:NAME} in SQL rules (types: int, decimal, "
                             "string, bool, date; inferred when omitted)")
+    check.add_argument("--observed-at", type=_observed_at, metavar="TIME",
+                       help="the run's observation time, ISO 8601 with its zone (default: the "
+                            "run's start, UTC); {observation_time} in SQL rules binds it")
     check.add_argument("--dbt-project", metavar="DIR",
                        help="check the models this dbt project built in its last run "
                             "(reads DIR/target/manifest.json and run_results.json)")
@@ -301,13 +311,13 @@ def _closed_pipe() -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "check":
-            from packata_sql.cli.check import check
+            from packata_sql.cli.check import check_command
 
-            return check(args)
+            return check_command(args)
         if args.command == "compile":
-            from packata_sql.cli.check import compile_plans
+            from packata_sql.cli.compile import compile_command
 
-            return compile_plans(args)
+            return compile_command(args)
         if args.command == "lint":
             from packata_sql.cli.lint import lint_command
 
@@ -317,21 +327,21 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             return init_command(args)
         if args.command == "schema":
-            from packata_sql.cli.check import schema_snapshot
+            from packata_sql.cli.snapshot import snapshot_command
 
-            return schema_snapshot(args)
+            return snapshot_command(args)
         if args.command == "dbt":
             from packata_sql.dbt.generate import generate
 
             return generate(args.contract, args.project_dir, args.dialect, args.object,
                             args.odcs_between, args.check)
         if args.command == "doctor":
-            from packata_sql.cli.check import doctor
+            from packata_sql.cli.doctor import doctor_command
 
-            return doctor(args)
-        from packata_sql.demo import run_demo
+            return doctor_command(args)
+        from packata_sql.cli.demo import demo_command
 
-        return run_demo(args)
+        return demo_command(args)
     except UsageError as error:
         print(f"packata-sql: error: {error}", file=sys.stderr)
         return EXIT_USAGE

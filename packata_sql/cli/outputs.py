@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from packata_sql.cli.main import UsageError
+from packata_sql.errors import UsageError
 from packata_sql.render import render
 from packata_sql.report import Report
 

@@ -6,28 +6,19 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TextIO
 
-
-@dataclass(frozen=True)
-class Progress:
-    """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
-    `done` (rules = how many the step settled)."""
-
-    step: str
-    label: str = ""
-    rules: int = 0
-    total: int = 0
+from packata_sql.run.run_state import Progress
 
 
-def choose(mode: str, stream: TextIO = sys.stderr) -> str:
-    """`auto` becomes `live` on a terminal outside CI, else `plain`."""
+def choose(mode: str, stream: TextIO | None = None) -> str:
+    """`auto` becomes `live` on a terminal outside CI, else `plain`. Streams default to the
+    `sys.stderr` of the moment (a default bound at import would keep a replaced, closed one)."""
     if mode != "auto":
         return mode
     import os
 
-    if os.environ.get("CI") or not stream.isatty():
+    if os.environ.get("CI") or not (stream or sys.stderr).isatty():
         return "plain"
     return "live"
 
@@ -35,8 +26,8 @@ def choose(mode: str, stream: TextIO = sys.stderr) -> str:
 class PlainProgress:
     """One line when a scan or SQL rule starts and one when it ends, with elapsed time."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
         self.total = 0
         self.done = 0
         self.started = time.monotonic()
@@ -68,13 +59,13 @@ class PlainProgress:
 class LiveProgress:
     """A rich progress bar that disappears when the run ends (transient)."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 
         self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), console=Console(file=stream), transient=True)
+                       TimeElapsedColumn(), console=Console(file=stream or sys.stderr), transient=True)
         self.task = self.bar.add_task("connecting", total=None)
         self.bar.start()
 

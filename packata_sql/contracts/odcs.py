@@ -144,7 +144,7 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
 def unknown_key(key: str, known: frozenset[str], *, operator: bool) -> tuple[str, str]:
     """The finding for a key no ODCS version defines, with the closest known spelling; a
     misspelt `mustBe…` operator is `unknown-operator` (the rule would have no expectation)."""
-    from packata_sql.run.names import closest
+    from packata_sql.spelling import closest
 
     match = closest(key, known)
     hint = f"; did you mean '{match}'?" if match else ""

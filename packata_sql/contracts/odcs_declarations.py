@@ -111,7 +111,7 @@ def _closest(node: Mapping[str, Any], known: frozenset[str]) -> dict[str, str]:
     unknown = [str(key) for key in node if str(key) not in known]
     if not unknown:
         return {}  # the common case: no name matching (and its imports) at all
-    from packata_sql.run.names import closest
+    from packata_sql.spelling import closest
 
     found = {key: closest(key, known) for key in unknown}
     return {key: match for key, match in found.items() if match is not None}

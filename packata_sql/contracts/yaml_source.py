@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from packata_sql.errors import DeclarationError
 from packata_sql.values import MAX_DIGITS, beyond_limits
 
 MAX_BYTES = 32 * 2**20
@@ -38,7 +39,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 Path = tuple[str | int, ...]
 
 
-class SourceError(Exception):
+class SourceError(DeclarationError):
     """The file cannot be read or parsed at all; carries the file and line for the user."""
 
     def __init__(self, path: str, message: str, line: int | None = None) -> None:

@@ -11,10 +11,10 @@ from importlib import resources
 from pathlib import Path
 
 from packata_sql import __version__
-from packata_sql.cli.main import UsageError
 from packata_sql.contracts.model import Contract, Finding
 from packata_sql.dbt.plan import DEFAULT_DIALECTS, plan_document
 from packata_sql.dialects import COMPILE_DIALECTS
+from packata_sql.errors import UsageError
 from packata_sql.sessions.postgres_routes import any_route_sql
 
 FOLDER = Path("macros") / "packata_sql"
@@ -115,7 +115,7 @@ def print_findings(contract_path: str, findings: list[Finding]) -> None:
 
 def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | None,
              objects: list[str], odcs_between: str, check: bool) -> int:
-    from packata_sql.cli.check import load_contract
+    from packata_sql import api
 
     chosen = tuple(dict.fromkeys(dialects or DEFAULT_DIALECTS))
     unknown = [d for d in chosen if d not in COMPILE_DIALECTS]
@@ -126,7 +126,7 @@ def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | 
         raise UsageError(f"{project_dir} has no dbt_project.yml; --project-dir names a dbt project")
     contracts = []
     for path in contract_paths:  # every contract loads before anything is written
-        contract = load_contract(path, odcs_between)
+        contract = api.load(path, odcs_between=odcs_between)
         contracts.append((contract, Path(path).read_bytes()))
     files = expected_files(map_models(contracts, parse_objects(objects)), chosen)
     folder = root / FOLDER

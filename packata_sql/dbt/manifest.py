@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packata_sql.cli.main import UsageError
 from packata_sql.contracts.model import Category, Contract, Finding, Level, Rule
 from packata_sql.dialects import Dialect
+from packata_sql.errors import UsageError
 from packata_sql.plans.compiler import Compiled, compile_contract
 from packata_sql.sessions.endpoint import Endpoint
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import sys
@@ -94,29 +93,3 @@ def program() -> str:
     if on_path and (not beside.exists() or Path(on_path).resolve() == beside.resolve()):
         return "packata-sql"
     return shlex.quote(str(beside)) if beside.exists() else f"{shlex.quote(sys.executable)} -m packata_sql"
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    from packata_sql.cli.check import check_report, emit, load_contract
-    from packata_sql.sessions.endpoint import Endpoint
-
-    database = warehouse(rebuild=args.rebuild)
-    copy = user_contract(database)
-    contract = load_contract(str(copy), "exclusive")
-    endpoint = Endpoint("duckdb", str(database))
-    check_args = argparse.Namespace(
-        select=None, odcs_between="exclusive", timeout=300.0, budget=None,
-        trust_environment=False, show_sql=False,
-    )
-    report = check_report(check_args, contract, endpoint)
-    emit(report, args.format, None)
-    if args.format == "table":
-        print(
-            "\nThe demo has deliberate defects: invalid e-mails and duplicate order ids fail "
-            "(severity error),\nunknown country codes fail as a warning, and the text rule is "
-            "skipped because text rules are not executable.\n"
-            "That is why packata-sql exits 1 here: failures of severity error.\n\n"
-            f"Next, check the same contract yourself:\n  {program()} check {shlex.quote(str(copy))}\n"
-            f"or see its SQL:\n  {program()} compile {shlex.quote(str(copy))} --format sql",
-        )
-    return report.exit_code()

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from enum import Enum
 from fractions import Fraction
 
@@ -62,6 +63,11 @@ class Dialect:
     #: (PostgreSQL silently truncates longer names to another object's name).
     identifier_limit: int | None = None
     identifier_limit_in_bytes: bool = False
+
+    def instant(self, moment: datetime) -> object:
+        """The driver value `{observation_time}` binds for an aware UTC instant: a typed
+        timestamp (PostgreSQL timestamptz, DuckDB TIMESTAMPTZ, Spark TIMESTAMP)."""
+        return moment
 
     def identifier_problem(self, name: str) -> str | None:
         """Why the engine cannot name this identifier segment as written, if it cannot."""

@@ -4,6 +4,8 @@ are not supported."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import sqlglot.expressions as exp
 
 from packata_sql.dialects import Dialect, Family
@@ -71,6 +73,11 @@ class MySQL(Dialect):
     parameter_marker = "%s"
     time_fraction_digits = 0  # DATETIME, TIMESTAMP and TIME without (n)
     percent_escapes = True
+
+    def instant(self, moment: datetime) -> object:
+        """DATETIME holds no zone: the UTC wall time (the driver writes an aware value's
+        offset into the literal, which MariaDB rejects or reads in the session's zone)."""
+        return moment.astimezone(UTC).replace(tzinfo=None)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         # utf8mb4_bin is PAD SPACE on some servers: the length check keeps trailing spaces exact.

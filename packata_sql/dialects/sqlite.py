@@ -3,6 +3,7 @@ runs RE2 (linear time, the meaning DuckDB gives a pattern)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from fractions import Fraction
 
 import sqlglot.expressions as exp
@@ -39,6 +40,11 @@ class SQLite(Dialect):
         undoubled_identifiers=frozenset("["),
     )
     deny = DENY
+
+    def instant(self, moment: datetime) -> object:
+        """SQLite has no timestamp type: the text its date functions write and compare
+        (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
+        return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(

@@ -311,7 +311,7 @@ def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
 
 def _unknown_metric(metric: str) -> str:
     from packata_sql.catalog import HANDLERS
-    from packata_sql.run.names import closest
+    from packata_sql.spelling import closest
 
     match = closest(metric, HANDLERS)
     hint = f"; did you mean '{match}'?" if match else ""

@@ -14,7 +14,8 @@ from packata_sql.dialects.facts import ColumnFact, logical_compatible, physical_
 from packata_sql.plans.compiler import CatalogPlan
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run.drift import Classification, baseline_of, classify
-from packata_sql.run.names import closest, find_column
+from packata_sql.run.names import find_column
+from packata_sql.spelling import closest
 
 
 @dataclass(frozen=True)

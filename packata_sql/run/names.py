@@ -7,13 +7,10 @@ says so; when nothing matches, the diagnostic names the closest object the sessi
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from packata_sql.contracts.model import Finding, Level
 from packata_sql.dialects import Dialect
-
-_CUTOFF = 0.6
 
 
 def unquoted_reading(dialect: Dialect, name: str, *, exact: bool) -> str | None:
@@ -23,22 +20,6 @@ def unquoted_reading(dialect: Dialect, name: str, *, exact: bool) -> str | None:
         return None
     folded = dialect.unquoted(name)
     return folded if folded != name else None
-
-
-def closest(name: str, candidates: Iterable[str]) -> str | None:
-    """The existing name most like `name` (case-insensitively), if one is reasonably close."""
-    by_folded: dict[str, str] = {}
-    for candidate in candidates:
-        by_folded.setdefault(candidate.casefold(), candidate)
-    found = difflib.get_close_matches(name.casefold(), list(by_folded), n=1, cutoff=_CUTOFF)
-    return by_folded[found[0]] if found else None
-
-
-def closest_hint(kind: str, name: str, candidates: Iterable[str]) -> str:
-    """Names the missing thing, and the closest one the session can see as the likely fix."""
-    match = closest(name, candidates)
-    missing = f"no {kind} '{name}'"
-    return missing if match is None else f"{missing}; did you mean '{match}'?"
 
 
 def find_column(dialect: Dialect, columns: Mapping[str, object], name: str, *,

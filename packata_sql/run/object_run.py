@@ -14,9 +14,10 @@ from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
-from packata_sql.run.names import closest_hint, find_column, resolved_note
+from packata_sql.run.names import find_column, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
+from packata_sql.spelling import closest_hint
 from packata_sql.values import NotExact, measured_value
 
 

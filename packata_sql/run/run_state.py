@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from packata_sql.cli.progress import Progress
 from packata_sql.contracts.expectations import verdict
 from packata_sql.contracts.model import Finding, Rule
 from packata_sql.plans.compiler import AnyPlan
@@ -39,6 +39,17 @@ _SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
 
 
 @dataclass(frozen=True)
+class Progress:
+    """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
+    `done` (rules = how many the step settled)."""
+
+    step: str
+    label: str = ""
+    rules: int = 0
+    total: int = 0
+
+
+@dataclass(frozen=True)
 class RunOptions:
     timeout_s: float = DEFAULT_TIMEOUT_S
     budget_s: float | None = None
@@ -56,6 +67,8 @@ class RunOptions:
     #: `on_samples` (the terminal), never to a result.
     samples: int = 0
     on_samples: Callable[[str, str], None] | None = None
+    #: The run's one observation instant (aware, UTC); None: the moment the run starts.
+    observed_at: datetime | None = None
 
 
 def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
@@ -71,6 +84,8 @@ class RunState:
     options: RunOptions
     clock: Callable[[], float]
     started: float
+    #: The run's one observation instant (aware, UTC): what "now" means for every rule.
+    observed_at: datetime
     results: dict[str, RuleResult] = field(default_factory=dict)
     prefix: tuple[str, ...] = ()
     #: Objects found under the engine's unquoted reading of their name, and the notes saying so.

@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.contracts.expectations import expects_boolean
 from packata_sql.contracts.model import Contract
 from packata_sql.plans.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, SqlPlan, rebind
@@ -41,8 +42,10 @@ def run(
     *,
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
-    state = RunState(options, clock, clock(), prefix=endpoint.schema)
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started = datetime.now(UTC)
+    started_at = started.isoformat(timespec="seconds")
+    observed_at = (options.observed_at or started.replace(microsecond=0)).astimezone(UTC)
+    state = RunState(options, clock, clock(), observed_at, prefix=endpoint.schema)
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = result_of(
@@ -99,6 +102,7 @@ def run(
                   authored_sql=decision.authored_label if decision else None,
                   routes=decision.routes if decision else (), contract_id=contract.id,
                   contract_version=contract.version, started_at=started_at,
+                  observed_at=observed_at.isoformat(),
                   elapsed_ms=int((clock() - state.started) * 1000))
 
 
@@ -112,10 +116,12 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
     if state.remaining() <= 0:
         state.settle([plan], Status.INCONCLUSIVE, "budget-exhausted")
         return
+    bindings = {**state.options.parameters,
+                OBSERVATION_PARAMETER: session.dialect.instant(state.observed_at)}
     values: list[object] | dict[str, object] = \
-        {name: state.options.parameters[name] for name in plan.parameters} \
+        {name: bindings[name] for name in plan.parameters} \
         if session.dialect.named_parameters \
-        else [state.options.parameters[name] for name in plan.parameters]
+        else [bindings[name] for name in plan.parameters]
     started = state.clock()
     try:
         result = session.fetch_cell(plan.sql, values, state.remaining())

@@ -328,18 +328,18 @@ def test_ctrl_c_while_loading_a_contract_exits_130_without_a_traceback(written, 
 
 def test_internal_errors_exit_4_without_traceback_or_message(tmp_path, monkeypatch, capsys):
     """A bug (simulated: the runner raises) ends with a short notice, not a traceback."""
-    # commands is imported before runner.run is patched: importing it afterwards would bind the
+    # api is imported before runner.run is patched: importing it afterwards would bind the
     # broken run, and monkeypatch would "restore" that for every later in-process check.
-    from packata_sql.cli import check as commands  # noqa: F401
+    from packata_sql import api  # noqa: F401
     from packata_sql.cli import main as cli
     from packata_sql.run import runner
 
     def broken(*args, **kwargs):
         raise RuntimeError(f"secret {SENTINEL}")
 
-    # commands first: importing it while runner.run is patched would bind (and later
+    # api first: importing it while runner.run is patched would bind (and later
     # "restore") the broken function for every later in-process test.
-    monkeypatch.setattr("packata_sql.cli.check.run", broken)
+    monkeypatch.setattr("packata_sql.api.run", broken)
     monkeypatch.setattr(runner, "run", broken)
     db = people_db("duckdb", tmp_path)
     contract = write_contract(tmp_path, "- {metric: nullValues, mustBe: 1}")

@@ -167,7 +167,7 @@ def test_verbose_masks_the_password_in_whatever_a_driver_says():
 # --- progress --------------------------------------------------------------------------------
 
 def _untimed(text: str) -> str:
-    return re.sub(r'("elapsed_ms": |"started_at": )("[^"]*"|\d+)', r"\1_", text)
+    return re.sub(r'("elapsed_ms": |"started_at": |"observed_at": )("[^"]*"|\d+)', r"\1_", text)
 
 
 def test_progress_goes_to_stderr_and_leaves_stdout_alone(shop):

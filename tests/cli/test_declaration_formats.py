@@ -102,7 +102,9 @@ def test_usage_errors_exit_3(tmp_path, url, capsys, args, message):
 def test_policy_report_carries_evidence_and_no_values(tmp_path, url, capsys):
     path = _write(tmp_path / "p.json", POLICY)
     code = main(["check", path, "--url", url, "--object", "orders", "--format", "json"])
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
+    assert text, (code, captured.err)
     report = json.loads(text)
     assert code == 1
     assert report["declaration"]["format"] == "policy"

@@ -66,7 +66,7 @@ def test_readme_shows_the_real_table(tmp_path):
 
 
 def _untimed(text: str) -> str:
-    return re.sub(r'("started_at": |"elapsed_ms": )("[^"]*"|\d+)', r"\1_", text)
+    return re.sub(r'("started_at": |"observed_at": |"elapsed_ms": )("[^"]*"|\d+)', r"\1_", text)
 
 
 def test_readme_shows_the_real_json_report(tmp_path):

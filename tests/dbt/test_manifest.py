@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from packata_sql.cli.main import UsageError
 from packata_sql.dbt.manifest import Model, load_models, match
+from packata_sql.errors import UsageError
 
 
 def node(name: str, alias: str | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from packata_sql.dialects import get_dialect
-from packata_sql.run.names import closest, find_column, unquoted_reading
+from packata_sql.run.names import find_column, unquoted_reading
+from packata_sql.spelling import closest
 
 
 @pytest.mark.parametrize("engine,reading", [

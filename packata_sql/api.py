@@ -1,0 +1,296 @@
+"""The Python API: what the CLI, `demo`, the dbt frontends, benchmarks and orchestrators call.
+
+Three steps, each usable alone: `load` reads a declaration (any format) into a `Contract`;
+`compile` turns it into immutable `Plans` for one dialect without touching a database or
+importing a driver; `check` runs a contract or plans against one endpoint and returns the
+`Report`. Plans are reusable: many runs, in several threads, may share one `Plans`; each run
+opens its own session and owns its state. Errors that stop a run before it starts are
+`packata_sql.errors.UsageError` (a `DeclarationError` for a file that cannot be read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from packata_sql import engines
+from packata_sql.authored.template import OBSERVATION_PARAMETER
+from packata_sql.contracts.formats import Declared, read_declaration
+from packata_sql.contracts.model import Category, Contract, Finding
+from packata_sql.contracts.yaml_source import SourceError
+from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
+from packata_sql.errors import DeclarationError, UsageError
+from packata_sql.plans.compiler import Compiled, compile_contract
+from packata_sql.report import Report
+from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
+from packata_sql.run.runner import run
+from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
+
+__all__ = ["CheckRequest", "Plans", "check", "compile", "contract_dialect", "dialect_name",
+           "load", "load_source", "resolve_endpoint"]
+
+ODCS_BETWEEN = ("exclusive", "inclusive")
+
+
+def load(path: str | Path, *, declaration: str | None = None, object_name: str | None = None,
+         odcs_between: str = "exclusive") -> Contract:
+    """Any declaration format (ODCS, JSON policy, pipeline `data_quality`), detected from the
+    content unless `declaration` names it. Raises `DeclarationError` for a file that cannot be
+    read or parsed; everything else a declaration gets wrong is a finding on the contract."""
+    return load_source(path, declaration=declaration, object_name=object_name,
+                       odcs_between=odcs_between).contract
+
+
+def load_source(path: str | Path, *, declaration: str | None = None,
+                object_name: str | None = None, odcs_between: str = "exclusive") -> Declared:
+    """The contract and its parsed document, for callers that lint it too (one parse)."""
+    if odcs_between not in ODCS_BETWEEN:
+        raise UsageError(f"odcs_between must be one of {', '.join(ODCS_BETWEEN)}")
+    try:
+        return read_declaration(str(path), declaration=declaration, object_name=object_name,
+                                inclusive_between=odcs_between == "inclusive")
+    except SourceError as error:
+        raise DeclarationError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class Plans:
+    """A contract compiled for one dialect: immutable, shared by any number of runs."""
+
+    contract: Contract
+    dialect: str
+    compiled: Compiled
+    prefix: tuple[str, ...] = ()
+    select: tuple[str, ...] | None = None
+    categories: tuple[Category, ...] | None = None
+    parameters: frozenset[str] | None = None
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.compiled.findings
+
+
+def compile(contract: Contract, dialect: str, *, schema: Sequence[str] = (),
+            select: Iterable[str] | None = None,
+            categories: Iterable[Category | str] | None = None,
+            parameters: Iterable[str] | None = None) -> Plans:
+    """Plans plus findings for `dialect` (a name or alias from the engine registry); no
+    connection, no driver import. `schema` holds the database/schema segments placed before
+    each object; `parameters` the names a run will bind (None: not checked here)."""
+    name = dialect_name(dialect)
+    if name is None or name not in COMPILE_DIALECTS:
+        raise UsageError(f"unknown dialect '{dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
+    chosen = tuple(select) if select is not None else None
+    if chosen:
+        known = {rule.key for rule in contract.rules}
+        unknown = [key for key in chosen if key not in known]
+        if unknown:
+            raise UsageError(f"select names no rule of the contract: {', '.join(unknown)}")
+    kinds = _categories(categories)
+    names = None if parameters is None else frozenset((*parameters, OBSERVATION_PARAMETER))
+    compiled = compile_contract(contract, get_dialect(name), prefix=tuple(schema), select=chosen,
+                                parameters=names, categories=kinds)
+    return Plans(contract, name, compiled, tuple(schema), chosen, kinds, names)
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What one run asks for, named after the CLI's long options (`check --help`)."""
+
+    select: tuple[str, ...] | None = None
+    categories: tuple[Category | str, ...] | None = None
+    #: Typed values for `{param:NAME}` (`--param`): bound through the driver, never as text.
+    parameters: Mapping[str, object] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT_S
+    budget: float | None = None
+    trust_environment: bool = False
+    show_sql: bool = False
+    accept_unexecutable: bool = False
+    samples: int = 0
+    odcs_between: str = "exclusive"
+    schema_drift: bool = False
+    baseline: str | None = None
+    drift: tuple[str, ...] = ()
+    #: The run's one observation instant (default: its start, UTC): `{observation_time}` and
+    #: everything else that depends on "now" reads it, so a run can be replayed.
+    observed_at: datetime | None = None
+    progress: Callable[[Progress], None] | None = None
+    on_error: Callable[[str, str, str | None], None] | None = None
+    on_samples: Callable[[str, str], None] | None = None
+    #: Compiles the contract instead of `compile_contract` (the dbt manifest's relations).
+    compiler: Callable[..., Compiled] | None = None
+
+
+_REQUEST_FIELDS = frozenset(f.name for f in fields(CheckRequest))
+
+
+def check(contract_or_plans: Contract | Plans, url: str | None = None, *,
+          server: str | None = None, request: CheckRequest | None = None,
+          **options: Any) -> Report:
+    """Runs the rules against one endpoint (`url`, else the contract's `server`, else its only
+    server) and returns the report; `options` are `CheckRequest` fields. A finding never
+    raises: it ends its rule `skipped` and the report `incomplete`."""
+    unknown = sorted(set(options) - _REQUEST_FIELDS)
+    if unknown:
+        raise TypeError(f"check() got unknown option(s): {', '.join(unknown)}")
+    chosen = replace(request or CheckRequest(), **options)
+    plans = contract_or_plans if isinstance(contract_or_plans, Plans) else None
+    contract = plans.contract if plans else contract_or_plans
+    assert isinstance(contract, Contract)
+    endpoint = resolve_endpoint(contract, url, server, chosen.trust_environment)
+    return check_endpoint(contract, endpoint, chosen, plans)
+
+
+def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest,
+                   plans: Plans | None = None) -> Report:
+    """`check` on an endpoint already resolved (the CLI resolves it before the run starts)."""
+    if OBSERVATION_PARAMETER in request.parameters:
+        raise UsageError(f"the parameter name '{OBSERVATION_PARAMETER}' is reserved: "
+                         "{observation_time} binds the run's observation time (--observed-at)")
+    if request.observed_at is not None and request.observed_at.tzinfo is None:
+        raise UsageError("observed_at needs a time zone (e.g. 2026-12-01T08:00:00Z)")
+    if plans is not None and plans.dialect != endpoint.engine:
+        raise UsageError(f"the plans were compiled for {plans.dialect}, the endpoint is "
+                         f"{endpoint.engine}: compile for {endpoint.engine} or pass the contract")
+    with_drift = _with_drift_rules(request, contract)
+    select = request.select if request.select is not None else (plans.select if plans else None)
+    categories = _categories(request.categories) if request.categories is not None \
+        else (plans.categories if plans else None)
+    names = frozenset((*request.parameters, OBSERVATION_PARAMETER))
+    reusable = (plans is not None and with_drift is contract and request.compiler is None
+                and plans.prefix == endpoint.schema and plans.parameters == names
+                and plans.select == select and plans.categories == categories)
+    if plans is not None and reusable:
+        compiled = plans.compiled
+    elif request.compiler is not None:
+        _known_selection(with_drift, select)
+        compiled = request.compiler(with_drift, get_dialect(endpoint.engine), prefix=endpoint.schema,
+                                    select=select, parameters=names, categories=categories)
+    else:
+        compiled = compile(with_drift, endpoint.engine, schema=endpoint.schema, select=select,
+                           categories=categories, parameters=request.parameters).compiled
+    run_options = RunOptions(
+        timeout_s=request.timeout, budget_s=request.budget,
+        trust_environment=request.trust_environment, show_sql=request.show_sql,
+        settings={"odcs_between": request.odcs_between}, parameters=dict(request.parameters),
+        accept_unexecutable=request.accept_unexecutable, progress=request.progress,
+        on_error=request.on_error, samples=request.samples,
+        on_samples=request.on_samples if request.samples else None,
+        observed_at=request.observed_at,
+    )
+    report = run(with_drift, compiled, endpoint, run_options)
+    return replace(report, declaration=dict(with_drift.declaration))
+
+
+def _known_selection(contract: Contract, select: Sequence[str] | None) -> None:
+    if select:
+        known = {rule.key for rule in contract.rules}
+        unknown = [key for key in select if key not in known]
+        if unknown:
+            raise UsageError(f"select names no rule of the contract: {', '.join(unknown)}")
+
+
+def _categories(chosen: Iterable[Category | str] | None) -> tuple[Category, ...] | None:
+    """`--category` (repeatable); None keeps every category."""
+    if chosen is None:
+        return None
+    try:
+        return tuple(Category(c) for c in chosen)
+    except ValueError:
+        raise UsageError("categories must be among: "
+                         f"{', '.join(c.value for c in Category)}") from None
+
+
+def _with_drift_rules(request: CheckRequest, contract: Contract) -> Contract:
+    """`schema_drift` / `baseline`: drift rules join the contract's rules."""
+    from packata_sql.run.drift import (
+        OverrideError,
+        SnapshotError,
+        contract_drift_rules,
+        load_snapshot,
+        parse_overrides,
+        snapshot_drift_rules,
+    )
+
+    baseline = request.baseline
+    declared = request.schema_drift or contract.schema_drift is not None
+    if not (declared or baseline):
+        return contract
+    try:
+        overrides = parse_overrides(f"{k}={v}" for k, v in
+                                    contract.schema_drift or contract.drift_overrides)
+    except OverrideError as error:
+        raise UsageError(f"{contract.path}: customProperties schemaDrift: {error}") from None
+    try:
+        overrides.update(parse_overrides(request.drift))
+    except OverrideError as error:
+        raise UsageError(f"--drift: {error}") from None
+    taken = {rule.key for rule in contract.rules}
+    rules = contract_drift_rules(contract.objects, taken, overrides) if declared else []
+    if baseline:
+        try:
+            objects = load_snapshot(Path(baseline).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise UsageError(f"cannot read {baseline} ({error.strerror})") from None
+        except SnapshotError as error:
+            raise UsageError(f"{baseline}: {error}") from None
+        rules += snapshot_drift_rules(objects, baseline, taken, overrides)
+    return replace(contract, rules=(*contract.rules, *rules))
+
+
+def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
+                     trust_environment: bool) -> Endpoint:
+    """The endpoint a run reads: `url`, else the contract's server (`server` picks one)."""
+    try:
+        endpoint = parse_url(url) if url else from_server(contract, server)
+    except EndpointError as error:
+        raise UsageError(str(error)) from None
+    if url and not endpoint.schema:
+        endpoint = _server_schema(contract, endpoint)
+    spec = engines.spec(endpoint.engine)
+    if endpoint.in_memory and not spec.memory_read_only and not trust_environment:
+        raise UsageError(
+            f"an in-memory {spec.title} database cannot be opened read-only; point --url at a "
+            "database file, or pass --trust-environment to accept an unenforced session"
+        )
+    return endpoint
+
+
+def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:
+    """A URL without a schema keeps the schema of the contract's server for the same engine,
+    so pointing at another host does not silently change which tables are read."""
+    for candidate in contract.servers:
+        try:
+            declared = from_server(contract, candidate.name)
+        except EndpointError:
+            continue
+        if declared.engine == endpoint.engine and declared.schema:
+            return replace(endpoint, schema=declared.schema)
+    return endpoint
+
+
+def dialect_name(name: str) -> str | None:
+    """The dialect a `--dialect` value names (a name or an alias, any case)."""
+    spec = engines.named(name)
+    return spec.name if spec else None
+
+
+def contract_dialect(contract: Contract, default: str | None = None) -> str | None:
+    """The dialect of the contract's first server whose type packata-sql renders (else
+    `default`)."""
+    for server in contract.servers:
+        spec = engines.dialect_for_server_type(server.type)
+        if spec is not None:
+            return spec.name
+        if server.type.lower() == "custom":
+            for key in ("format", "engine", "driver"):
+                value = server.setting(key)
+                if isinstance(value, str) and dialect_name(value):
+                    return dialect_name(value)
+    return default
+
+
+NO_CONTRACT = Contract("<url>", ())
