@@ -91,6 +91,8 @@ class Report:
     #: (names only) that let the login escape the engine's read-only mode.
     authored_sql: str | None = None
     routes: tuple[str, ...] = ()
+    #: Defaults that are no route but worth closing, each with the statement to run.
+    hardening: tuple[str, ...] = ()
     #: What the declaration says of itself (format, policy version, SHA-256), when it does.
     declaration: dict[str, str | None] = field(default_factory=dict)
     #: Contract metadata and timing for report headers (JUnit properties, summary line).

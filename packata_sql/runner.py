@@ -97,7 +97,8 @@ def run(
                   schema=session.schema if session is not None else None,
                   accept_unexecutable=accept,
                   authored_sql=decision.authored_label if decision else None,
-                  routes=decision.routes if decision else (), contract_id=contract.id,
+                  routes=decision.routes if decision else (),
+                  hardening=decision.hardening if decision else (), contract_id=contract.id,
                   contract_version=contract.version, started_at=started_at,
                   elapsed_ms=int((clock() - state.started) * 1000))
 

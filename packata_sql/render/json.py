@@ -28,6 +28,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "read_only": report.read_only,
         "authored_sql": report.authored_sql,
         "routes": list(report.routes),
+        "hardening": list(report.hardening),
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),

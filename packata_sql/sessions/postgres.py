@@ -98,9 +98,9 @@ class PostgresSession(TimedSession):
         self._conn: Any = None
         self._connect()
         self.schema = self._resolve_schema()
-        routes, views = self._inspect_login()
-        self.facts = LoginFacts(provider_enforced=True, routes=tuple(routes),
-                                definer_objects=views)
+        found = self._inspect_login()
+        self.facts = LoginFacts(provider_enforced=True, routes=tuple(found.routes),
+                                definer_objects=found.views, hardening=tuple(found.hardening))
 
     def _connect(self) -> None:
         endpoint = self._endpoint
@@ -129,7 +129,7 @@ class PostgresSession(TimedSession):
                 return ProviderError(category, code)
         return ProviderError("connection-failed", code)
 
-    def _inspect_login(self) -> tuple[list[str], frozenset[tuple[str, ...]]]:
+    def _inspect_login(self) -> postgres_routes.Inspection:
         try:
             with self._conn.cursor() as cursor:
                 return postgres_routes.inspect(cursor)

@@ -1,17 +1,20 @@
 """What lets a PostgreSQL login escape a read-only transaction, found before anything runs.
 
 A read-only transaction stops table writes, not what happens outside the transaction: server
-files and programs, other connections (dblink, foreign servers), WAL messages, replication
-slots, configuration reloads. A login reaches those through roles it can become (`SET ROLE`,
+files and programs, other connections (dblink, foreign servers), replication slots,
+configuration reloads. A login reaches those through roles it can become (`SET ROLE`,
 `set_config('role', …)`, direct, chained or NOLOGIN), role attributes, EXECUTE on such
 functions, and `SECURITY DEFINER` functions that run as a more powerful owner. Each route is
 reported by name only. Large-object writers other than the file ones (`lo_create`, `lowrite`,
-…) are transactional: the session's write check and the rollback undo them.
+…) are transactional: the session's write check and the rollback undo them. WAL messages
+(`pg_logical_emit_message`, granted to PUBLIC by default) are no route but hardening advice:
+the deny-list refuses a direct call, and a transactional message assigns a transaction id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Predefined roles whose members act outside the transaction.
@@ -21,14 +24,17 @@ RISKY_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_serv
 RISKY_FUNCTIONS = (
     "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_send_query",
     "dblink_open", "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_file_sync",
-    "pg_logdir_ls", "lo_import", "lo_export", "pg_logical_emit_message", "pg_read_file",
+    "pg_logdir_ls", "lo_import", "lo_export", "pg_read_file",
     "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_reload_conf", "pg_rotate_logfile",
     "pg_switch_wal", "pg_create_restore_point", "pg_promote",
     "pg_replication_origin_create", "pg_replication_origin_advance",
 )
 # Replication-slot functions are executable by PUBLIC but check the REPLICATION attribute,
-# which `role_routes` reports. `pg_logical_emit_message` is executable by PUBLIC by default
-# and checks nothing: a DBA revokes it for packata-sql's login to run authored SQL.
+# which `role_routes` reports.
+#: Side effects PostgreSQL itself allows in a read-only transaction and grants to PUBLIC by
+#: default: not routes (a direct call is refused by the deny-list, a transactional message
+#: assigns a transaction id and the statement check refuses it), but worth revoking.
+HARDENING_FUNCTIONS = ("pg_logical_emit_message",)
 
 _ROLES = """
 SELECT r.rolname, r.rolname = session_user, r.rolsuper, r.rolreplication, r.rolbypassrls
@@ -66,6 +72,23 @@ SELECT p.oid, p.proname
 FROM pg_catalog.pg_proc p
 WHERE p.proname = ANY(%(risky)s) AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
 ORDER BY p.proname
+"""
+# The overloads of each hardening function the login may execute, and who holds the grant
+# that lets it (PUBLIC or a role the login is a member of), for the REVOKE to advise.
+_HARDENING = """
+SELECT p.proname, p.oid::pg_catalog.regprocedure::text,
+       pg_catalog.array_agg(DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC'
+                                     ELSE pg_catalog.quote_ident(r.rolname) END)
+FROM pg_catalog.pg_proc p
+CROSS JOIN LATERAL pg_catalog.aclexplode(
+    COALESCE(p.proacl, pg_catalog.acldefault('f', p.proowner))) AS a
+LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+WHERE p.proname = ANY(%(hardening)s) AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+  AND a.privilege_type = 'EXECUTE'
+  AND (a.grantee = 0 OR pg_catalog.pg_has_role(session_user, a.grantee, 'MEMBER'))
+  AND a.grantee <> p.proowner
+GROUP BY p.proname, p.oid
+ORDER BY 1, 2
 """
 _FOREIGN = """
 SELECT s.srvname FROM pg_catalog.pg_foreign_server s
@@ -115,13 +138,39 @@ def role_routes(rows: Sequence[Sequence[Any]]) -> list[str]:
     return routes
 
 
-def inspect(cursor: Any) -> tuple[list[str], frozenset[tuple[str, ...]]]:
-    """The routes a login has, and the views that lead to a route function."""
+def hardening_advice(rows: Sequence[Sequence[Any]]) -> list[str]:
+    """Rows of (function, signature, grantees): one line per function, naming it and the
+    REVOKE that takes it from the login (names only)."""
+    by_function: dict[str, tuple[list[str], list[str]]] = {}
+    for name, signature, grantees in rows:
+        signatures, holders = by_function.setdefault(str(name), ([], []))
+        signatures.append(f"pg_catalog.{signature}")
+        holders += [str(g) for g in grantees if str(g) not in holders]
+    return [f"{name} is executable by this login (PostgreSQL grants it to PUBLIC by default); "
+            f"a direct call is refused in SQL rules; to close it run: REVOKE EXECUTE ON "
+            f"FUNCTION {', '.join(signatures)} FROM {', '.join(holders)}"
+            for name, (signatures, holders) in by_function.items()]
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What `inspect` found: routes, the views that lead to a route function, and hardening
+    advice (names only) that is no route."""
+
+    routes: list[str]
+    views: frozenset[tuple[str, ...]] = frozenset()
+    hardening: list[str] = field(default_factory=list)
+
+
+def inspect(cursor: Any) -> Inspection:
+    """The routes a login has, the views that lead to a route function, and what to revoke."""
     risky = {"risky": list(RISKY_FUNCTIONS)}
     cursor.execute(_ROLES)
     routes = role_routes(cursor.fetchall())
     if routes == ["superuser"]:
-        return routes, frozenset()
+        return Inspection(routes)
+    cursor.execute(_HARDENING, {"hardening": list(HARDENING_FUNCTIONS)})
+    hardening = hardening_advice(cursor.fetchall())
     cursor.execute(_DEFINERS, risky)
     definers = cursor.fetchall()
     routes += [f"security definer function {schema}.{name} (owner {owner})"
@@ -136,7 +185,7 @@ def inspect(cursor: Any) -> tuple[list[str], frozenset[tuple[str, ...]]]:
     if oids:
         cursor.execute(_VIEWS, {"functions": oids})
         views = frozenset((str(schema), str(name)) for schema, name in cursor.fetchall())
-    return routes, views
+    return Inspection(routes, views, hardening)
 
 
 def any_route_sql() -> str:
