@@ -24,6 +24,9 @@ from packata_sql.session import ProviderError, open_session
 PASSWORD = "stock-login-pw"
 
 
+DEFINER = {"id": "definer", "type": "sql", "query": "SELECT big_orders()", "mustBe": 2}
+
+
 def contract_file(tmp_path: Path, extra: list[dict[str, Any]] | None = None) -> Path:
     rules = [{"id": "sql_count", "type": "sql",
               "query": "SELECT COUNT(*) FROM {object} WHERE amount > 1", "mustBe": 2},
@@ -92,10 +95,18 @@ def stock_postgres(postgres: Any) -> Iterator[StockPostgres]:
     try:
         stock.admin("CREATE TABLE orders (id int, amount numeric)",
                     "INSERT INTO orders VALUES (1, 1), (2, 5), (3, 7)",
-                    f"GRANT SELECT ON orders TO {stock.name}")
+                    f"GRANT SELECT ON orders TO {stock.name}",
+                    # A definer function of a role that only reads: no route, although every
+                    # role holds PostgreSQL's default UPDATE on pg_settings (that is SET).
+                    f"CREATE ROLE {stock.name}_owner NOLOGIN",
+                    f"GRANT SELECT ON orders TO {stock.name}_owner",
+                    "CREATE FUNCTION big_orders() RETURNS bigint LANGUAGE sql SECURITY DEFINER"
+                    " AS $$ SELECT COUNT(*) FROM orders WHERE amount > 1 $$",
+                    f"ALTER FUNCTION big_orders() OWNER TO {stock.name}_owner")
         yield stock
     finally:
         stock.drop()
+        stock.server.execute(f"DROP ROLE IF EXISTS {stock.name}_owner")
 
 
 def test_select_only_login_on_a_new_postgres_database_is_enforced(stock_postgres, tmp_path):
@@ -112,12 +123,13 @@ def test_select_only_login_on_a_new_postgres_database_is_enforced(stock_postgres
         assert unguarded.execute(
             "SELECT pg_logical_emit_message(false, 'packata', 'x') IS NOT NULL").fetchone()
     report, done = check(contract_file(tmp_path, [
-        {"id": "wal", "type": "sql", "mustBe": 1,
+        DEFINER, {"id": "wal", "type": "sql", "mustBe": 1,
          "query": "SELECT COUNT(*) FROM {object} WHERE pg_logical_emit_message(false, 'p', 'x')"
                   " IS NOT NULL"}]), stock.url)
     assert (report["read_only"], report["authored_sql"], report["routes"]) == \
         ("enforced", "allowed", [])
     assert statuses(report) == {"sql_count": ("passed", None), "rows": ("passed", None),
+                                "definer": ("passed", None),
                                 "wal": ("skipped", "denied-function")}
     (advice,) = report["hardening"]
     assert "pg_logical_emit_message" in advice and "REVOKE EXECUTE ON FUNCTION" in advice
@@ -151,10 +163,11 @@ def test_the_hardened_postgres_database_is_enforced_without_advice(stock_postgre
                 " FROM pg_proc WHERE proname = 'pg_logical_emit_message' LOOP"
                 " EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);"
                 " END LOOP; END $$")
-    report, done = check(contract_file(tmp_path), stock.url)
+    report, done = check(contract_file(tmp_path, [DEFINER]), stock.url)
     assert (report["read_only"], report["authored_sql"], report["routes"],
             report["hardening"]) == ("enforced", "allowed", [], [])
-    assert statuses(report) == {"sql_count": ("passed", None), "rows": ("passed", None)}
+    assert statuses(report) == {"sql_count": ("passed", None), "rows": ("passed", None),
+                                "definer": ("passed", None)}
     assert done.returncode == 0
 
 

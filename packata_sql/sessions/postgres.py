@@ -25,7 +25,7 @@ from packata_sql.session import (
     Result,
     TimedSession,
 )
-from packata_sql.sessions import postgres_routes
+from packata_sql.sessions import calls, postgres_routes
 from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
 
 _CURSOR = "packata_sql_cell"
@@ -138,6 +138,20 @@ class PostgresSession(TimedSession):
         finally:
             self._end()
 
+    def _follow_calls(self, sql: str, cursor: Any) -> None:
+        """Every function the statement calls, followed into its body under the statement's
+        own search path (`calls.follow`); a refusal ends the rule before it runs."""
+        version = self._conn.info.server_version
+        try:
+            refusal = calls.follow(sql, self.dialect, lambda found, nested: postgres_routes.routines(
+                cursor, found, nested, version))
+        except self._psycopg.errors.InsufficientPrivilege as error:
+            raise ProviderError("denied-function", "unreadable-body",
+                                "the login cannot read the catalog's function bodies "
+                                "(pg_proc)") from error
+        if refusal is not None:
+            raise ProviderError("denied-function", None, str(refusal))
+
     def _identity(self) -> Any:
         with self._conn.cursor() as cursor:
             cursor.execute(_IDENTITY)
@@ -217,6 +231,8 @@ class PostgresSession(TimedSession):
             with self._conn.cursor() as setup:
                 setup.execute(_SETUP, [str(max(1, int(self.limit_s * 1000)))])
                 self._set_search_path(setup)
+                if parameters is not None:  # authored SQL
+                    self._follow_calls(sql, setup)
             before = self._identity()
             cursor = self._conn.cursor(name=_CURSOR)
             try:

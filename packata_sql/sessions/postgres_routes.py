@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from packata_sql.sessions.calls import Call, Routine
+
 #: Predefined roles whose members act outside the transaction.
 RISKY_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program",
                "pg_signal_backend")
@@ -42,16 +44,10 @@ FROM pg_catalog.pg_roles r
 WHERE pg_catalog.pg_has_role(session_user, r.oid, 'MEMBER')
 ORDER BY r.rolname
 """
-# Owners that can do more than read: superuser, file/program roles, or write or create.
-_DEFINERS = """
-SELECT p.oid, n.nspname, p.proname, o.rolname
-FROM pg_catalog.pg_proc p
-JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-JOIN pg_catalog.pg_roles o ON o.oid = p.proowner
-WHERE p.prosecdef
-  AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
-  AND NOT pg_catalog.pg_has_role(current_user, p.proowner, 'MEMBER')
-  AND (o.rolsuper OR o.rolreplication OR o.rolbypassrls
+# Owners (`o`) that can do more than read: superuser, file/program roles, or write or create.
+# pg_catalog is left out: only superusers write its tables, and the UPDATE on pg_settings that
+# PostgreSQL grants to PUBLIC is `SET`, which the session's setting check refuses.
+_POWERFUL_OWNER = """(o.rolsuper OR o.rolreplication OR o.rolbypassrls
        OR pg_catalog.pg_has_role(o.oid, 'pg_write_server_files', 'MEMBER')
        OR pg_catalog.pg_has_role(o.oid, 'pg_read_server_files', 'MEMBER')
        OR pg_catalog.pg_has_role(o.oid, 'pg_execute_server_program', 'MEMBER')
@@ -60,13 +56,46 @@ WHERE p.prosecdef
                   WHERE pg_catalog.has_schema_privilege(o.oid, s.oid, 'CREATE'))
        OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c
                   WHERE c.relkind IN ('r', 'p', 'f', 'v', 'S')
+                    AND c.relnamespace <> 'pg_catalog'::pg_catalog.regnamespace
                     AND pg_catalog.has_table_privilege(o.oid, c.oid,
                                                        'INSERT, UPDATE, DELETE, TRUNCATE'))
        OR EXISTS (SELECT 1 FROM pg_catalog.pg_proc f
                   WHERE f.proname = ANY(%(risky)s)
-                    AND pg_catalog.has_function_privilege(o.oid, f.oid, 'EXECUTE')))
+                    AND pg_catalog.has_function_privilege(o.oid, f.oid, 'EXECUTE')))"""
+_DEFINERS = f"""
+SELECT p.oid, n.nspname, p.proname, o.rolname
+FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_catalog.pg_roles o ON o.oid = p.proowner
+WHERE p.prosecdef
+  AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+  AND NOT pg_catalog.pg_has_role(current_user, p.proowner, 'MEMBER')
+  AND {_POWERFUL_OWNER}
 ORDER BY n.nspname, p.proname
 """
+# Every overload a call can reach: its schema when written, else (for the rule's own text) the
+# statement's search path, else (inside a body, which may change the path) any schema. Bodies
+# of SQL functions written with BEGIN ATOMIC (PostgreSQL 14+) are read back from prosqlbody.
+_ROUTINES = f"""
+SELECT c.ord, p.oid::text, n.nspname, p.proname, l.lanname, __BODY__,
+       p.prosecdef AND NOT pg_catalog.pg_has_role(current_user, p.proowner, 'MEMBER')
+           AND {_POWERFUL_OWNER}
+FROM ROWS FROM (pg_catalog.unnest(%(schemas)s::text[]), pg_catalog.unnest(%(names)s::text[]))
+     WITH ORDINALITY AS c(schema, name, ord)
+JOIN pg_catalog.pg_proc p ON p.proname = c.name
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+JOIN pg_catalog.pg_roles o ON o.oid = p.proowner
+WHERE CASE WHEN c.schema IS NOT NULL THEN n.nspname = c.schema
+           WHEN %(nested)s THEN true
+           ELSE n.nspname = ANY(pg_catalog.current_schemas(true)) END
+ORDER BY c.ord, p.oid
+"""
+_SQL_BODY_SINCE = 140000
+#: Languages whose bodies are compiled code: judged by the function's name (the deny-list).
+OPAQUE_LANGUAGES = frozenset({"internal", "c"})
+#: Languages whose bodies are SQL text the lexer reads.
+READABLE_LANGUAGES = frozenset({"sql", "plpgsql"})
 _FUNCTIONS = """
 SELECT p.oid, p.proname
 FROM pg_catalog.pg_proc p
@@ -186,6 +215,25 @@ def inspect(cursor: Any) -> Inspection:
         cursor.execute(_VIEWS, {"functions": oids})
         views = frozenset((str(schema), str(name)) for schema, name in cursor.fetchall())
     return Inspection(routes, views, hardening)
+
+
+def routines(cursor: Any, calls: Sequence[Call], nested: bool, server_version: int
+             ) -> list[tuple[Call, Routine]]:
+    """The overloads each call can reach, with their bodies (for `calls.follow`)."""
+    if not calls:
+        return []
+    body = ("CASE WHEN p.prosqlbody IS NOT NULL THEN pg_catalog.pg_get_function_sqlbody(p.oid)"
+            " ELSE p.prosrc END" if server_version >= _SQL_BODY_SINCE else "p.prosrc")
+    cursor.execute(_ROUTINES.replace("__BODY__", body), {
+        "schemas": [call.schema for call in calls], "names": [call.name for call in calls],
+        "nested": nested, "risky": list(RISKY_FUNCTIONS)})
+    found: list[tuple[Call, Routine]] = []
+    for ordinal, oid, schema, name, language, text, powerful in cursor.fetchall():
+        found.append((calls[int(ordinal) - 1], Routine(
+            key=str(oid), shown=f"{schema}.{name}", body=None if text is None else str(text),
+            opaque=language in OPAQUE_LANGUAGES, powerful_definer=bool(powerful),
+            language=str(language), readable_language=language in READABLE_LANGUAGES)))
+    return found
 
 
 def any_route_sql() -> str:
