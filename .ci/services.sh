@@ -47,14 +47,9 @@ if ! grep -qF "$marker" "$hba"; then
   psql -h 127.0.0.1 -U postgres -d postgres -q -c 'SELECT pg_reload_conf()' >/dev/null
 fi
 
-# pg_logical_emit_message is executable by PUBLIC and writes WAL that outlives a rollback: a
-# login that can call it gets no authored SQL, so the test database revokes it.
+# Nothing is revoked: the SELECT-only login must be `enforced` on a stock database (the PUBLIC
+# grant of pg_logical_emit_message is hardening advice, not a route).
 psql -h 127.0.0.1 -U postgres -d "$db" -v ON_ERROR_STOP=1 -q <<SQL
-DO \$\$ DECLARE f regprocedure; BEGIN
-  FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE proname = 'pg_logical_emit_message' LOOP
-    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
-  END LOOP;
-END \$\$;
 GRANT CONNECT ON DATABASE "$db" TO packata_ro;
 GRANT USAGE ON SCHEMA public TO packata_ro;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO packata_ro;

@@ -146,11 +146,6 @@ def with_reader(server: Server) -> Server:
             f"GRANT USAGE ON SCHEMA public TO {READER}",
             f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER}",
             f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {READER}",
-            # Executable by PUBLIC and outlives a rollback: a login that can call it has a
-            # route out of read-only mode (.ci/services.sh revokes it the same way).
-            "DO $$ DECLARE f regprocedure; BEGIN FOR f IN SELECT oid::regprocedure FROM pg_proc"
-            " WHERE proname = 'pg_logical_emit_message' LOOP"
-            " EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); END LOOP; END $$",
         )
     elif server.engine == "mysql":
         for host in ("%", "localhost"):

@@ -71,10 +71,6 @@ def pg_routes(path: str, database: str, port: int) -> dict[str, Route]:
              " (SELECT MIN(oid) FROM pg_largeobject_metadata)); END $$"),
             f"SELECT lo_export(MIN(oid), '{path}') FROM pg_largeobject_metadata", pg_file(path),
             "function lo_export"),
-        "wal-message": Route(
-            (f"GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) TO {LOGIN}",),
-            "SELECT pg_logical_emit_message(false, 'packata', 'x')::text", None,
-            "function pg_logical_emit_message"),
         "read-server-files": Route(
             (f"GRANT pg_read_server_files TO {LOGIN}",
              f"GRANT EXECUTE ON FUNCTION pg_read_file(text) TO {LOGIN}"),

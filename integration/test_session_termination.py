@@ -18,12 +18,13 @@ from packata_sql.sessions.base import open_session
 
 # A DBA's function that swallows cancels, statement_timeout included (both raise
 # query_canceled, which a PL/pgSQL handler can catch); only terminating the backend stops it.
+# It keeps busy without pg_sleep, which the walk into function bodies refuses.
 STUBBORN = """
 CREATE OR REPLACE FUNCTION packata_stubborn() RETURNS int LANGUAGE plpgsql AS $$
 BEGIN
   LOOP
     BEGIN
-      PERFORM pg_sleep(0.05);
+      PERFORM COUNT(*) FROM generate_series(1, 100000);
     EXCEPTION WHEN query_canceled THEN
       NULL;
     END;

@@ -95,6 +95,8 @@ class Report:
     #: (names only) that let the login escape the engine's read-only mode.
     authored_sql: str | None = None
     routes: tuple[str, ...] = ()
+    #: Defaults that are no route but worth closing, each with the statement to run.
+    hardening: tuple[str, ...] = ()
     #: What the declaration says of itself (format, policy version, SHA-256), when it does.
     declaration: dict[str, str | None] = field(default_factory=dict)
     #: Contract metadata and timing for report headers (JUnit properties, summary line).
@@ -197,6 +199,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "read_only": report.read_only,
         "authored_sql": report.authored_sql,
         "routes": list(report.routes),
+        "hardening": list(report.hardening),
         "catalog": {"name": CATALOG, "version": CATALOG_VERSION, "program": PROGRAM},
         "settings": report.settings,
         "summary": report.summary(),

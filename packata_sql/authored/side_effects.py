@@ -73,6 +73,41 @@ def denied(text: str, regions: list[Region], rules: LexicalRules, deny: DenyList
     return list(dict.fromkeys(found))
 
 
+def denied_anywhere(text: str, regions: list[Region], rules: LexicalRules, deny: DenyList,
+                    words: frozenset[str] = frozenset()) -> list[Denied]:
+    """`denied`, and a denied statement word (or one of `words`) anywhere in the code, not
+    only where the text starts: a function body holds many statements."""
+    found = denied(text, regions, rules, deny)
+    tokens = _tokens(text, regions, rules)
+    for index, token in enumerate(tokens):
+        folded = token.text.lower()
+        after_dot = index > 0 and tokens[index - 1] == Token(PUNCT, ".")
+        if token.kind == WORD and not after_dot and (folded in deny.statements
+                                                     or folded in words):
+            found.append(Denied("statement", folded.upper()))
+    return list(dict.fromkeys(found))
+
+
+def called(text: str, regions: list[Region], rules: LexicalRules
+           ) -> list[tuple[str | None, str]]:
+    """Every name the code calls, as (schema or None, name): unquoted names folded to lower
+    case, quoted ones as written. Words such as `IN (` or `EXISTS (` are no calls."""
+    tokens = _tokens(text, regions, rules)
+    found: list[tuple[str | None, str]] = []
+    for index, token in enumerate(tokens):
+        if token.kind not in (WORD, QUOTED) or not _called(tokens, index):
+            continue
+        if token.kind == WORD and token.text.lower() in _NOT_CALLS:
+            continue
+        schema = None
+        if index >= 2 and tokens[index - 1] == Token(PUNCT, ".") \
+                and tokens[index - 2].kind in (WORD, QUOTED):
+            qualifier = tokens[index - 2]
+            schema = qualifier.text.lower() if qualifier.kind == WORD else qualifier.text
+        found.append((schema, token.text.lower() if token.kind == WORD else token.text))
+    return found
+
+
 # Words after which `(` opens a subquery or a list, not a function's arguments.
 _NOT_CALLS = frozenset({"from", "join", "in", "exists", "as", "on", "where", "and", "or", "not",
                         "select", "lateral", "union", "all", "any", "some", "with",

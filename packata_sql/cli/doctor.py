@@ -102,6 +102,10 @@ def doctor_command(args: argparse.Namespace) -> int:
             print("routes out of read-only mode (names only):")
             for route in decision.routes:
                 print(f"  - {route}")
+        if decision.hardening:
+            print("hardening (no route; names only):")
+            for line in decision.hardening:
+                print(f"  - {line}")
         if decision.authored_sql:
             print("authored SQL rules: allowed")
         else:

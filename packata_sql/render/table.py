@@ -153,4 +153,6 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
         console.print(Text.assemble(("routes", "yellow"),
                                     " the login can escape read-only through: ",
                                     ", ".join(report.routes)))
+    for advice in report.hardening:
+        console.print(Text.assemble(("hardening", "yellow"), f" {advice}"))
     return buffer.getvalue()

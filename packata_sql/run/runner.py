@@ -100,7 +100,8 @@ def run(
                   schema=session.schema if session is not None else None,
                   accept_unexecutable=accept,
                   authored_sql=decision.authored_label if decision else None,
-                  routes=decision.routes if decision else (), contract_id=contract.id,
+                  routes=decision.routes if decision else (),
+                  hardening=decision.hardening if decision else (), contract_id=contract.id,
                   contract_version=contract.version, started_at=started_at,
                   observed_at=observed_at.isoformat(),
                   elapsed_ms=int((clock() - state.started) * 1000))
@@ -134,7 +135,7 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
             _run_sql(state, session, again)
             return
         state.engine_error(error, [plan], plan.sql)
-        state.settle([plan], Status.ERROR, error.category, error.code)
+        state.settle([plan], Status.ERROR, error.category, error.code, error.detail)
         return
     elapsed = int((state.clock() - started) * 1000)
     rule = plan.rule

@@ -77,16 +77,24 @@ class ProviderError(Exception):
             "the URL does not require; it was not sent (require TLS, e.g. ?sslmode=require or "
             "?ssl_mode=REQUIRED)"
         ),
+        "denied-function": (
+            "the query calls a function whose body acts beyond reading (a denied call or "
+            "statement, dynamic SQL, a more powerful definer) or cannot be followed; it is "
+            "refused in authored SQL"
+        ),
         "read-only-not-guaranteed": (
             "the login can escape the engine's read-only mode (the report names the routes); "
             "this runs only with a login without them or with --trust-environment"
         ),
     }
 
-    def __init__(self, category: str, code: str | None = None) -> None:
+    def __init__(self, category: str, code: str | None = None,
+                 detail: str | None = None) -> None:
         super().__init__(self.MESSAGES.get(category, category))
         self.category = category
         self.code = code
+        #: Safe words for the report (names only, never the provider's message).
+        self.detail = detail
 
 
 class Refused(Exception):

@@ -17,7 +17,7 @@ from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
-from packata_sql.sessions import postgres_routes
+from packata_sql.sessions import calls, postgres_routes
 from packata_sql.sessions.base import (
     LoginFacts,
     ProviderError,
@@ -98,9 +98,9 @@ class PostgresSession(TimedSession):
         self._conn: Any = None
         self._connect()
         self.schema = self._resolve_schema()
-        routes, views = self._inspect_login()
-        self.facts = LoginFacts(provider_enforced=True, routes=tuple(routes),
-                                definer_objects=views)
+        found = self._inspect_login()
+        self.facts = LoginFacts(provider_enforced=True, routes=tuple(found.routes),
+                                definer_objects=found.views, hardening=tuple(found.hardening))
 
     def _connect(self) -> None:
         endpoint = self._endpoint
@@ -129,7 +129,7 @@ class PostgresSession(TimedSession):
                 return ProviderError(category, code)
         return ProviderError("connection-failed", code)
 
-    def _inspect_login(self) -> tuple[list[str], frozenset[tuple[str, ...]]]:
+    def _inspect_login(self) -> postgres_routes.Inspection:
         try:
             with self._conn.cursor() as cursor:
                 return postgres_routes.inspect(cursor)
@@ -137,6 +137,20 @@ class PostgresSession(TimedSession):
             raise self._classify(error) from error
         finally:
             self._end()
+
+    def _follow_calls(self, sql: str, cursor: Any) -> None:
+        """Every function the statement calls, followed into its body under the statement's
+        own search path (`calls.follow`); a refusal ends the rule before it runs."""
+        version = self._conn.info.server_version
+        try:
+            refusal = calls.follow(sql, self.dialect, lambda found, nested: postgres_routes.routines(
+                cursor, found, nested, version))
+        except self._psycopg.errors.InsufficientPrivilege as error:
+            raise ProviderError("denied-function", "unreadable-body",
+                                "the login cannot read the catalog's function bodies "
+                                "(pg_proc)") from error
+        if refusal is not None:
+            raise ProviderError("denied-function", None, str(refusal))
 
     def _identity(self) -> Any:
         with self._conn.cursor() as cursor:
@@ -217,6 +231,8 @@ class PostgresSession(TimedSession):
             with self._conn.cursor() as setup:
                 setup.execute(_SETUP, [str(max(1, int(self.limit_s * 1000)))])
                 self._set_search_path(setup)
+                if parameters is not None:  # authored SQL
+                    self._follow_calls(sql, setup)
             before = self._identity()
             cursor = self._conn.cursor(name=_CURSOR)
             try:

@@ -8,7 +8,7 @@ can never say more than the facts allow.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 ENFORCED = "enforced"
 CREDENTIALS = "credentials"
@@ -29,6 +29,8 @@ class LoginFacts:
     `unguarded`: nothing keeps the session read-only at all (an in-memory DuckDB).
     `definer_objects`: objects that run with someone else's rights and lead to a route; library
     rules on them are refused like authored SQL.
+    `hardening`: advice (names only, with the statement to run) about defaults that are no
+    route but worth closing; it never changes the level.
     """
 
     provider_enforced: bool
@@ -36,6 +38,7 @@ class LoginFacts:
     routes: tuple[str, ...] = ()
     unguarded: bool = False
     definer_objects: frozenset[tuple[str, ...]] = frozenset()
+    hardening: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class Decision:
     authored_sql: bool
     routes: tuple[str, ...]
     definer_objects: frozenset[tuple[str, ...]] = frozenset()
+    hardening: tuple[str, ...] = ()
 
     @property
     def authored_label(self) -> str:
@@ -60,7 +64,12 @@ class NotReadOnly(Exception):
 
 def decide(facts: LoginFacts, *, trust_environment: bool) -> Decision:
     """The level a run gets: `trusted` whenever the host had to accept a risk, `enforced` or
-    `credentials` only when no escape route was found, `library-only` otherwise."""
+    `credentials` only when no escape route was found, `library-only` otherwise. Hardening
+    advice is carried along unchanged: it is no route."""
+    return replace(_level(facts, trust_environment), hardening=facts.hardening)
+
+
+def _level(facts: LoginFacts, trust_environment: bool) -> Decision:
     routes = tuple(dict.fromkeys(facts.routes))
     if facts.unguarded:
         if not trust_environment:

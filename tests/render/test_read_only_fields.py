@@ -28,3 +28,16 @@ def test_table_names_the_routes():
     assert "authored SQL: refused" in text
     assert "member of superuser role su" in text and "function dblink_exec" in text
     assert "enforced" not in text
+
+
+ADVISED = Report("c.yaml", "postgres://u@h/db", "enforced", (), (), authored_sql="allowed",
+                 hardening=("pg_logical_emit_message is executable by this login; to close it "
+                            "run: REVOKE EXECUTE ON FUNCTION f(boolean) FROM PUBLIC",))
+
+
+def test_hardening_advice_is_shown_apart_from_the_routes():
+    document = json.loads(render(ADVISED, "json"))
+    assert document["routes"] == [] and document["hardening"] == list(ADVISED.hardening)
+    text = " ".join(render(ADVISED, "table").split())  # the console wraps long lines
+    assert "hardening" in text and "REVOKE EXECUTE ON FUNCTION f(boolean) FROM PUBLIC" in text
+    assert "escape read-only" not in text

@@ -12,7 +12,7 @@ from packata_sql.dialects import get_dialect
 from packata_sql.plans.compiler import compile_contract
 from packata_sql.sessions.mysql_routes import definer_routes, write_privileges
 from packata_sql.sessions.postgres import identity_problem, wrote_check_sql
-from packata_sql.sessions.postgres_routes import role_routes
+from packata_sql.sessions.postgres_routes import hardening_advice, role_routes
 from packata_sql.sessions.readonly import LoginFacts, NotReadOnly, decide
 
 
@@ -127,3 +127,32 @@ def test_names_longer_than_the_engine_keeps_are_findings(tmp_path, engine, table
     codes = {f.code for f in compiled.findings}
     assert ("name-too-long" in codes) is finding
     assert len(compiled.blocked) == (2 if finding else 0)
+
+
+def test_hardening_advice_is_no_route_and_never_changes_the_level():
+    advice = ("pg_logical_emit_message is executable by this login …",)
+    for facts, level in ((LoginFacts(provider_enforced=True, hardening=advice), "enforced"),
+                         (LoginFacts(False, select_only=True, hardening=advice), "credentials")):
+        decision = decide(facts, trust_environment=False)
+        assert (decision.level, decision.authored_sql, decision.routes) == (level, True, ())
+        assert decision.hardening == advice
+    routed = decide(LoginFacts(True, routes=("superuser",), hardening=advice),
+                    trust_environment=False)
+    assert routed.level == "library-only" and routed.hardening == advice
+
+
+def test_postgres_hardening_names_every_overload_and_every_grantee():
+    from packata_sql.sessions.postgres_routes import HARDENING_FUNCTIONS, RISKY_FUNCTIONS
+
+    assert "pg_logical_emit_message" in HARDENING_FUNCTIONS
+    assert not set(HARDENING_FUNCTIONS) & set(RISKY_FUNCTIONS)
+    rows = [("pg_logical_emit_message", "pg_logical_emit_message(boolean,text,bytea)",
+             ["PUBLIC"]),
+            ("pg_logical_emit_message", "pg_logical_emit_message(boolean,text,text)",
+             ["PUBLIC", "reader"])]
+    (line,) = hardening_advice(rows)
+    assert line.startswith("pg_logical_emit_message is executable by this login")
+    assert line.endswith(
+        "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_logical_emit_message(boolean,text,bytea), "
+        "pg_catalog.pg_logical_emit_message(boolean,text,text) FROM PUBLIC, reader")
+    assert hardening_advice([]) == []
