@@ -127,12 +127,12 @@ class CheckRequest:
 _REQUEST_FIELDS = frozenset(f.name for f in fields(CheckRequest))
 
 
-def check(contract_or_plans: Contract | Plans, url: str | None = None, *,
+def check(contract_or_plans: Contract | Plans, url: str | Endpoint | None = None, *,
           server: str | None = None, request: CheckRequest | None = None,
           **options: Any) -> Report:
-    """Runs the rules against one endpoint (`url`, else the contract's `server`, else its only
-    server) and returns the report; `options` are `CheckRequest` fields. A finding never
-    raises: it ends its rule `skipped` and the report `incomplete`."""
+    """Runs the rules against one endpoint (`url`, a URL or an `Endpoint`, else the contract's
+    `server`, else its only server) and returns the report; `options` are `CheckRequest`
+    fields. A finding never raises: it ends its rule `skipped` and the report `incomplete`."""
     unknown = sorted(set(options) - _REQUEST_FIELDS)
     if unknown:
         raise TypeError(f"check() got unknown option(s): {', '.join(unknown)}")
@@ -140,7 +140,8 @@ def check(contract_or_plans: Contract | Plans, url: str | None = None, *,
     plans = contract_or_plans if isinstance(contract_or_plans, Plans) else None
     contract = plans.contract if plans else contract_or_plans
     assert isinstance(contract, Contract)
-    endpoint = resolve_endpoint(contract, url, server, chosen.trust_environment)
+    endpoint = url if isinstance(url, Endpoint) else \
+        resolve_endpoint(contract, url, server, chosen.trust_environment)
     return check_endpoint(contract, endpoint, chosen, plans)
 
 

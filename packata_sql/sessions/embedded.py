@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime
 import sqlite3
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
@@ -22,6 +23,10 @@ from packata_sql.sessions.endpoint import Endpoint
 #: What DuckDB's Python client raises (a plain RuntimeError) when Ctrl-C arrives while one of
 #: the opening statements runs; measured: about 2 % of interrupts sent while a session opens.
 _CLIENT_INTERRUPTED = "Query interrupted"
+#: DuckDB shares one database instance between a process's connections to a file, and its
+#: configuration lock is the instance's: one session at a time opens, so each sees the lock
+#: either unset (and sets it) or set with the settings it verifies. A lock, not state.
+_OPENING = threading.Lock()
 
 
 class DuckDBSession(TimedSession):
@@ -42,14 +47,8 @@ class DuckDBSession(TimedSession):
             "autoload_known_extensions": False,
         }
         try:
-            self._conn = duckdb.connect(
-                endpoint.database, read_only=not endpoint.in_memory, config=config
-            )
-            # The progress bar would write into the report on stdout; it is a session option,
-            # so it is set before the configuration is locked.
-            self._conn.execute("SET enable_progress_bar = false")
-            self.schema = self._set_schema(endpoint.declared_schema)
-            self._conn.execute("SET lock_configuration = true")
+            with _OPENING:  # a connection sees its database instance locked, or locks it
+                self._open(duckdb, endpoint, config)
         except ProviderError:
             self._conn.close()
             raise
@@ -59,6 +58,33 @@ class DuckDBSession(TimedSession):
             if isinstance(error, RuntimeError) and str(error) == _CLIENT_INTERRUPTED:
                 raise KeyboardInterrupt from None
             raise ProviderError("connection-failed", type(error).__name__) from None
+
+    def _open(self, duckdb: Any, endpoint: Endpoint, config: Mapping[str, object]) -> None:
+        self._conn = duckdb.connect(endpoint.database, read_only=not endpoint.in_memory,
+                                    config=dict(config))
+        shared = self._setting("lock_configuration") is True
+        if shared:
+            # Another session of this process locked the database instance DuckDB shares
+            # between connections to one file (runs in several threads): its settings are this
+            # connection's too, so they are verified instead of set.
+            self._verify_locked(config)
+        else:
+            # The progress bar would write into the report on stdout; it is set before the
+            # configuration is locked.
+            self._conn.execute("SET enable_progress_bar = false")
+        self.schema = self._set_schema(endpoint.declared_schema)
+        if not shared:
+            self._conn.execute("SET lock_configuration = true")
+
+    def _setting(self, name: str) -> object:
+        row = self._conn.execute("SELECT current_setting(?)", [name]).fetchone()
+        return row[0] if row else None
+
+    def _verify_locked(self, config: Mapping[str, object]) -> None:
+        expected = {**config, "enable_progress_bar": False}
+        if any(self._setting(name) != value for name, value in expected.items()):
+            raise ProviderError("connection-failed", "the database is open in this process "
+                                "with other settings")
 
     def _set_schema(self, declared: str | None) -> str:
         """Unqualified names resolve in the declared schema first, as library metrics do. Set
