@@ -245,7 +245,9 @@ def test_the_pipeline_rules_on_every_engine(warehouse, tmp_path):
     report = check(endpoint, tmp_path / "pipeline.yaml")
     assert _measured(report) == PIPELINE_EXPECTED, [(r.key, r.diagnostic) for r in report.results]
     measured = [r for r in report.results if r.status is not Status.SKIPPED]
-    assert all(r.fused for r in measured)  # every row-reading rule in the one scan
+    # Every row-reading rule in the one scan; the expression is authored SQL (issue 20.1) and
+    # runs as its own query, where authored SQL may run.
+    assert all(r.fused != (r.key == "positive_with_id") for r in measured)
     by_key = {r.key: r for r in report.results}
     assert by_key["scored_by_python"].diagnostic.code == "custom-engine-not-supported"
     assert by_key["sane_amount"].failed == ("= 0",)

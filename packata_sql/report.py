@@ -7,7 +7,15 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.contracts.model import Category, Constraint, Finding, Library, Rule, Severity
+from packata_sql.contracts.model import (
+    Category,
+    Constraint,
+    Finding,
+    Library,
+    Predicate,
+    Rule,
+    Severity,
+)
 
 
 class Status(Enum):
@@ -165,5 +173,6 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
         rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
         target=".".join((target.object_name, *target.property_path)),
         metric=definition.metric if isinstance(definition, Library) else None,
-        kind=shown_kind(definition) if isinstance(definition, Constraint) else None,
+        kind=shown_kind(definition) if isinstance(definition, Constraint)
+        else "expression" if isinstance(definition, Predicate) else None,
         line=rule.line, expectation=expectation or None, **fields)

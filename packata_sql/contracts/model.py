@@ -111,6 +111,20 @@ class Sql:
 
 
 @dataclass(frozen=True)
+class Predicate:
+    """Authored SQL as much as a `Sql` query: a boolean expression over one row that the
+    declaration supplies (a pipeline `expression` rule), measured as the count of rows where it
+    is not true. It runs as an authored query, so the read-only decision, the binder and the
+    deny-list that hold for SQL rules hold for it (issue 20.1)."""
+
+    expression: str
+
+
+#: Definitions whose SQL text the declaration wrote: refused wherever authored SQL is.
+AUTHORED = (Sql, Predicate)
+
+
+@dataclass(frozen=True)
 class Text:
     description: str
 
@@ -120,7 +134,7 @@ class Custom:
     engine: str
 
 
-Definition = Library | Constraint | Sql | Text | Custom
+Definition = Library | Constraint | Sql | Predicate | Text | Custom
 
 
 @dataclass(frozen=True)

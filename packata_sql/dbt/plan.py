@@ -23,13 +23,13 @@ from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.compiler import Plan, compile_contract
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.model import (
+    AUTHORED,
     Constraint,
     Contract,
     Expectation,
     Finding,
     Library,
     Rule,
-    Sql,
 )
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.expectations import describe
@@ -87,7 +87,8 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 def _kind(rule: Rule) -> str:
     if isinstance(rule.definition, Library | Constraint):
         return "library"  # a row-reading constraint fuses into the scan like a metric
-    return "sql" if isinstance(rule.definition, Sql) else "other"
+    # Authored SQL (a query or an expression's predicate) runs only where SQL rules may.
+    return "sql" if isinstance(rule.definition, AUTHORED) else "other"
 
 
 def rule_document(rule: Rule) -> dict[str, Any]:
