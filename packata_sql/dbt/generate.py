@@ -67,29 +67,47 @@ def parse_objects(raw: list[str]) -> dict[str, str]:
     return mapping
 
 
+def checked_objects(contract: Contract) -> dict[str, str]:
+    """Every object the contract's rules check, name → physical name: the declared schema
+    (ODCS, a policy's implied one) and, for a pipeline, which declares none, the object its
+    rules name. Any format the compiler reads gets its plans."""
+    found = {o.name: o.physical or o.name for o in contract.objects}
+    for rule in contract.rules:
+        if rule.target.object_name:
+            found.setdefault(rule.target.object_name,
+                             rule.target.physical_object or rule.target.object_name)
+    return {name: physical for name, physical in found.items()
+            if any(r.target.object_name == name for r in contract.rules)}
+
+
 def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str]) -> list[Mapped]:
-    """Each contract object with rules → its dbt model: --object, else physicalName, else name."""
+    """Each contract object with rules → its dbt model: --object, else physicalName, else name.
+    A contract that maps to no plan is a usage error: the gate would check nothing."""
     mapped: list[Mapped] = []
     seen: dict[str, str] = {}
-    known = {o.name for contract, _ in contracts for o in contract.objects}
+    known = {name for contract, _ in contracts for name in checked_objects(contract)}
     unknown = sorted(set(objects) - known)
     if unknown:
         raise UsageError(f"--object names no contract object: {', '.join(unknown)}")
     for contract, text in contracts:
-        for obj in contract.objects:
-            if not any(r.target.object_name == obj.name for r in contract.rules):
-                continue
-            model = objects.get(obj.name) or obj.physical or obj.name
+        before = len(mapped)
+        for name, physical in checked_objects(contract).items():
+            model = objects.get(name) or physical
             if not _MODEL_NAME.match(model) or model == RUNTIME.removesuffix(".sql"):
-                print(f"packata-sql: {contract.path}: object '{obj.name}' maps to '{model}', which "
+                print(f"packata-sql: {contract.path}: object '{name}' maps to '{model}', which "
                       "is not a usable dbt model name: no plan written; pass --object "
-                      f"{obj.name}=MODEL", file=sys.stderr)
+                      f"{name}=MODEL", file=sys.stderr)
                 continue
             if model in seen:
-                raise UsageError(f"objects {seen[model]} and {contract.path}:{obj.name} both map "
+                raise UsageError(f"objects {seen[model]} and {contract.path}:{name} both map "
                                  f"to model '{model}'; pass --object to tell them apart")
-            seen[model] = f"{contract.path}:{obj.name}"
-            mapped.append(Mapped(contract, text, obj.name, model))
+            seen[model] = f"{contract.path}:{name}"
+            mapped.append(Mapped(contract, text, name, model))
+        if len(mapped) == before:
+            why = "it declares no rules: add some" if not contract.rules else \
+                "none of its objects maps to a usable dbt model name: pass --object NAME=MODEL"
+            raise UsageError(f"{contract.path}: no dbt plan would be written, so the gate would "
+                             f"check nothing; {why}")
     return mapped
 
 
