@@ -167,3 +167,44 @@ def test_an_expression_calling_a_definer_function_is_refused_and_writes_nothing(
         server.execute(*_cleanup(server))
         _remove(server, live)
         _remove(server, refused)
+
+
+def test_an_expression_on_spark_is_authored_sql(spark: Any, tmp_path: Path) -> None:
+    """Spark has no read-only mode: authored SQL needs --trust-environment, and an expression
+    is authored SQL; trusted, it meets Spark's own wall and the deny-list (no Java call)."""
+    admin = spark.admin()
+    try:
+        admin.createDataFrame([(1,), (2,)], schema="n INT").write.mode("overwrite") \
+            .format("parquet").saveAsTable(f"{spark.database}.{TABLE}")
+    finally:
+        admin.stop()
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        f"table: {TABLE}\ndata_quality:\n  rules:\n"
+        "    - {name: volume, rule: row_count, mustBe: 2}\n"
+        "    - {name: positive, rule: expression, expression: n > 0}\n"
+        "    - {name: java, rule: expression, expression: "
+        "\"reflect('java.lang.System', 'getProperty', 'user.dir') IS NOT NULL\"}\n",
+        encoding="utf-8")
+    url = f"{spark.url};schema={spark.database}"
+
+    def check(*extra: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-m", "packata_sql", "check", str(pipeline), "--url", url,
+             "--format", "json", "--progress", "none", "--timeout", "60", *extra],
+            capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in done.stderr, done.stderr
+        return dict(json.loads(done.stdout))
+
+    refused = check()
+    assert refused["read_only"] == "library-only" and refused["authored_sql"] == "refused"
+    rules = {r["key"]: (r["status"], (r["diagnostic"] or {}).get("code"))
+             for r in refused["rules"]}
+    assert rules == {"volume": ("passed", None),
+                     "positive": ("error", "read-only-not-guaranteed"),
+                     "java": ("skipped", "denied-function")}
+    trusted = check("--trust-environment")
+    rules = {r["key"]: (r["status"], (r["diagnostic"] or {}).get("code"))
+             for r in trusted["rules"]}
+    assert rules == {"volume": ("passed", None), "positive": ("passed", None),
+                     "java": ("skipped", "denied-function")}
