@@ -101,3 +101,24 @@ def test_plans_stay_fresh_for_check(project: Project, tmp_path: Path) -> None:
     assert main(["dbt", "generate", str(path), "--project-dir", str(project.root)]) == 0
     assert main(["dbt", "generate", str(path), "--project-dir", str(project.root),
                  "--check"]) == 0
+
+
+def test_postgres_a_superuser_gate_refuses_the_expression_unless_trusted(
+        postgres: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """On PostgreSQL the gate runs SQL rules for a plain login and refuses them for a login
+    with an escape route (a superuser): the expression goes the same way."""
+    from .dbt_harness import projects
+
+    for project in projects("postgres", tmp_path_factory.mktemp("dbt_formats_pg"), postgres):
+        code, _ = _generate(project, "orders.pipeline.yaml", PIPELINE)
+        assert code == 0
+        plain = project.invoke("--select", "orders")
+        assert plain.rules()["positive"] == ("passed", [0, 1], None)
+        assert plain.runs[0]["read_only"] == "enforced"
+        try:
+            refused = project.invoke("--select", "orders", target="pg_super")
+            assert refused.success, refused.messages
+            assert refused.rules()["positive"] == ("error", None, "read-only-not-guaranteed")
+            assert refused.rules()["ids"] == ("passed", [0, 1], None)
+        finally:
+            project.give_back("orders")
