@@ -3,7 +3,8 @@ format puts the same marker, written as SQL code (`pkmark(1)`), in every text fi
 names, descriptions, values, patterns, queries, expressions. Compiled for every engine with a
 pinned lexer, the marker reaches code only in the plans of authored definitions (ODCS `sql`
 queries, pipeline expressions), which run as authored queries and are refused where authored
-SQL is; in every generated statement it stays inside a string literal or a quoted name."""
+SQL is; in every generated statement (scans, single-rule fallbacks, the failing-row listings
+and samples of triage) it stays inside a string literal or a quoted name."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import pytest
 from packata_sql.compiler import CatalogPlan, Plan, SqlPlan, compile_contract
 from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import AUTHORED, Contract, Predicate, Sql
-from packata_sql.dialects import BINDER_DIALECTS, get_dialect
+from packata_sql.dialects import BINDER_DIALECTS, Family, get_dialect
 from packata_sql.plan_json import plan_document
+from packata_sql.planner import inspect_query, inspect_sql, sample_sql
 from packata_sql.scanner import CODE, scan
 
 MARK = "pkmark(1)"
@@ -97,7 +99,8 @@ def test_declaration_text_reaches_code_only_through_authored_definitions(
         dialect_name: str) -> None:
     contract = _load(tmp_path, name, document)
     dialect = get_dialect(dialect_name)
-    compiled = compile_contract(contract, dialect, parameters=())
+    # The server's schema is declaration text too (ODCS `servers`, `?schema=`).
+    compiled = compile_contract(contract, dialect, prefix=(MARK,), parameters=())
     assert {r.key: type(r.definition) for r in contract.rules
             if isinstance(r.definition, AUTHORED)} == authored
     assert {p.rule.key for p in compiled.sql_plans} <= set(authored)
@@ -108,6 +111,12 @@ def test_declaration_text_reaches_code_only_through_authored_definitions(
     generated = [scan_["sql"] for scan_ in planned["scans"]] + [
         rule["sql"] for rule in planned["rules"]
         if rule.get("sql") and rule["key"] not in authored]
+    for plan in compiled.plans:  # what triage runs for a failed rule, and --samples
+        families = {column: Family.TEXT for column in plan.columns}
+        query = inspect_query(plan.object_segments, plan, dialect, families)
+        if query is not None:
+            generated.append(inspect_sql(query, dialect))
+            generated.append(sample_sql(query.copy(), dialect, 3) or "")
     assert generated, "nothing generated: the test would prove nothing"
     assert any(MARK in sql for sql in generated)  # the text is there, as data
     for sql in generated:
