@@ -294,3 +294,18 @@ def test_failure_guidance_follows_the_fixed_order(warehouse, tmp_path):
     [result] = check(endpoint, tmp_path / "shuffled.yaml").results
     assert result.status is Status.FAILED and result.value == 8
     assert result.failed == ("= 3", "> 8", ">= 9", "< 2", "<= 5", "in [10, 20]", "!= 8")
+
+
+@pytest.mark.parametrize("warehouse", ENGINES, indirect=True)
+def test_an_expression_runs_as_an_authored_query_with_its_percent_signs(warehouse, tmp_path):
+    """An expression is authored SQL (issue 20.1), run as its own query: a `%` in its literals
+    reaches the engine as written on every driver (psycopg and PyMySQL read `%` markers)."""
+    endpoint = warehouse(ROWS)
+    (tmp_path / "pipeline.yaml").write_text(
+        f"table: {TABLE}\ndata_quality:\n  rules:\n"
+        "    - {name: percent, rule: expression, expression: \"status LIKE '%e%' AND "
+        "'50%' <> status\"}\n", encoding="utf-8")
+    report = check(endpoint, tmp_path / "pipeline.yaml")
+    (result,) = report.results
+    assert (result.status, result.value, result.fused) == (Status.FAILED, 2, False)  # 2 NULLs
+    assert report.authored_sql == "allowed"
