@@ -122,3 +122,22 @@ def test_declaration_text_reaches_code_only_through_authored_definitions(
     for sql in generated:
         code = "".join(sql[r.start:r.end] for r in scan(sql, dialect.lexical) if r.kind == CODE)
         assert "pkmark" not in code, (dialect_name, sql)
+
+
+@pytest.mark.parametrize("dialect_name", BINDER_DIALECTS)
+def test_every_denied_function_is_refused_in_an_expression(tmp_path: Path,
+                                                           dialect_name: str) -> None:
+    """The deny-list of SQL rules holds for expressions on every engine, entry by entry."""
+    dialect = get_dialect(dialect_name)
+    names = sorted(f.rstrip("*") + ("x" if f.endswith("*") else "")
+                   for f in dialect.deny.functions)
+    assert names, f"{dialect_name} has no deny-list to check"
+    rules = [{"name": f"r{i}", "rule": "expression", "expression": f"{name}(1) IS NOT NULL"}
+             for i, name in enumerate(names)]
+    contract = _load(tmp_path, "pipeline.yaml",
+                     {"table": "t", "data_quality": {"rules": rules}})
+    compiled = compile_contract(contract, dialect, parameters=())
+    assert not compiled.ordered
+    assert {finding.code for finding in compiled.blocked.values()} <= {"denied-function",
+                                                                   "denied-statement"}
+    assert len(compiled.blocked) == len(names)
