@@ -232,6 +232,18 @@ class Contract:
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)
 
+    def checked_objects(self) -> dict[str, str]:
+        """Every object a rule checks, name → physical name: the declared schema's (ODCS, a
+        policy's implied one) and, for a pipeline, which declares none, the object its rules
+        name. What the dbt paths map to models, so no format maps to nothing."""
+        found = {o.name: o.physical or o.name for o in self.objects}
+        for rule in self.rules:
+            if rule.target.object_name:
+                found.setdefault(rule.target.object_name,
+                                 rule.target.physical_object or rule.target.object_name)
+        checked = {r.target.object_name for r in self.rules}
+        return {name: physical for name, physical in found.items() if name in checked}
+
 
 @dataclass(frozen=True)
 class Site:

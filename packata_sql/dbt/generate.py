@@ -67,31 +67,18 @@ def parse_objects(raw: list[str]) -> dict[str, str]:
     return mapping
 
 
-def checked_objects(contract: Contract) -> dict[str, str]:
-    """Every object the contract's rules check, name → physical name: the declared schema
-    (ODCS, a policy's implied one) and, for a pipeline, which declares none, the object its
-    rules name. Any format the compiler reads gets its plans."""
-    found = {o.name: o.physical or o.name for o in contract.objects}
-    for rule in contract.rules:
-        if rule.target.object_name:
-            found.setdefault(rule.target.object_name,
-                             rule.target.physical_object or rule.target.object_name)
-    return {name: physical for name, physical in found.items()
-            if any(r.target.object_name == name for r in contract.rules)}
-
-
 def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str]) -> list[Mapped]:
     """Each contract object with rules → its dbt model: --object, else physicalName, else name.
     A contract that maps to no plan is a usage error: the gate would check nothing."""
     mapped: list[Mapped] = []
     seen: dict[str, str] = {}
-    known = {name for contract, _ in contracts for name in checked_objects(contract)}
+    known = {name for contract, _ in contracts for name in contract.checked_objects()}
     unknown = sorted(set(objects) - known)
     if unknown:
         raise UsageError(f"--object names no contract object: {', '.join(unknown)}")
     for contract, text in contracts:
         before = len(mapped)
-        for name, physical in checked_objects(contract).items():
+        for name, physical in contract.checked_objects().items():
             model = objects.get(name) or physical
             if not _MODEL_NAME.match(model) or model == RUNTIME.removesuffix(".sql"):
                 print(f"packata-sql: {contract.path}: object '{name}' maps to '{model}', which "
