@@ -304,8 +304,21 @@ def test_an_expression_runs_as_an_authored_query_with_its_percent_signs(warehous
     (tmp_path / "pipeline.yaml").write_text(
         f"table: {TABLE}\ndata_quality:\n  rules:\n"
         "    - {name: percent, rule: expression, expression: \"status LIKE '%e%' AND "
-        "'50%' <> status\"}\n", encoding="utf-8")
+        "'50%' <> status AND LENGTH('%') = 1\"}\n", encoding="utf-8")
     report = check(endpoint, tmp_path / "pipeline.yaml")
     (result,) = report.results
     assert (result.status, result.value, result.fused) == (Status.FAILED, 2, False)  # 2 NULLs
-    assert report.authored_sql == "allowed"
+    assert report.authored_sql == "allowed" and result.kind == "expression"
+
+
+@pytest.mark.parametrize("warehouse", ["postgres"], indirect=True)
+def test_an_expression_on_an_unquoted_reading_of_its_table(warehouse, tmp_path):
+    """`table: FM_ORDERS` names no table on PostgreSQL, which reads the unquoted name as
+    fm_orders: the expression's query is bound again to that reading, as a SQL rule's is."""
+    endpoint = warehouse(ROWS)
+    (tmp_path / "pipeline.yaml").write_text(
+        f"table: {TABLE.upper()}\ndata_quality:\n  rules:\n"
+        "    - {name: positive, rule: expression, expression: amount >= 0}\n", encoding="utf-8")
+    report = check(endpoint, tmp_path / "pipeline.yaml")
+    (result,) = report.results
+    assert (result.status, result.value) == (Status.FAILED, 2), result.diagnostic  # -0.01, NULL

@@ -205,9 +205,13 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
     if bound.parameters:
         return None, [("parameter-in-expression",
                        "an expression rule takes no {param:NAME}; write the value in the rule")]
+    # The binder escaped `%` for drivers that always take parameters (psycopg): that is the
+    # driver's encoding, not SQL. Parsed escaped, `'%'` would reach the engine as `'%%'` once
+    # the whole query is bound (predicate_query); without parameters the doubling is exact.
+    sql = bound.sql.replace("%%", "%") if dialect.percent_escapes and dialect.always_parameters \
+        else bound.sql
     try:
-        parsed = sqlglot.parse_one(bound.sql, read=dialect.sqlglot_name or None,
-                                   into=exp.Condition)
+        parsed = sqlglot.parse_one(sql, read=dialect.sqlglot_name or None, into=exp.Condition)
     except (SqlglotError, ValueError):
         parsed = None
     if parsed is None:

@@ -181,3 +181,14 @@ def test_contradictory_assertions_load_with_a_warning(tmp_path):
 def test_expressions_get_the_authored_sql_deny_list(tmp_path):
     compiled = _compiled(tmp_path, "pg_sleep(5) IS NOT NULL", "postgres")
     assert compiled.blocked["e"].code == "denied-function"
+
+
+@pytest.mark.parametrize(("dialect", "written"), [
+    ("postgres", "'a%%b'"),  # psycopg always gets parameters: `%` escaped once, read as `%`
+    ("mysql", "'a%b'"), ("duckdb", "'a%b'"), ("sqlite", "'a%b'"),
+])
+def test_an_expression_is_an_authored_query_escaped_once(tmp_path, dialect, written):
+    contract = _load(tmp_path, "- {name: e, rule: expression, expression: \"s <> 'a%b'\"}")
+    [plan] = compile_contract(contract, get_dialect(dialect)).sql_plans
+    assert plan.parameters == () and plan.sql.count(written) == 1
+    assert "%%%" not in plan.sql
