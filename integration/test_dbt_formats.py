@@ -47,6 +47,11 @@ def _generate(project: Project, name: str, text: str) -> tuple[int, str]:
     return code, plan.read_text(encoding="utf-8") if plan.is_file() else ""
 
 
+def _plans(project: Project) -> dict[str, bytes]:
+    folder = project.root / "macros" / "packata_sql"
+    return {p.name: p.read_bytes() for p in folder.iterdir()} if folder.is_dir() else {}
+
+
 def test_a_pipeline_file_gets_a_plan_and_its_expression_is_refused_unless_trusted(
         project: Project) -> None:
     code, plan = _generate(project, "orders.pipeline.yaml", PIPELINE)
@@ -83,14 +88,30 @@ def test_a_policy_file_gets_a_plan_that_the_gate_measures(project: Project) -> N
 def test_a_file_the_gate_could_not_check_is_a_usage_error(
         project: Project, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
-    before = {p.name: p.read_bytes() for p in (project.root / "macros/packata_sql").iterdir()}
+    before = _plans(project)
     code, _ = _generate(project, "empty.pipeline.yaml",
                         "table: orders\ndata_quality:\n  rules: []\n")
     assert code == 3
     error = capsys.readouterr().err
     assert "empty.pipeline.yaml" in error and "the gate would check nothing" in error
-    after = {p.name: p.read_bytes() for p in (project.root / "macros/packata_sql").iterdir()}
-    assert after == before  # nothing written
+    assert "it declares no rules" in error
+    assert _plans(project) == before  # nothing written
+
+
+def test_a_policy_of_catalog_checks_only_is_a_usage_error(
+        project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    """The gate runs row-reading rules only: a policy of nothing but column presence and type
+    checks would give a plan that checks nothing."""
+    capsys.readouterr()
+    before = _plans(project)
+    code, _ = _generate(project, "catalog.policy.json", json.dumps({"object": "orders", "rules": [
+        {"id": "present", "type": "required_fields", "fields": ["order_id"]},
+        {"id": "typed", "type": "field", "field": "amount", "data_type": "number"}]}))
+    assert code == 3
+    error = capsys.readouterr().err
+    assert "catalog.policy.json" in error and "all catalog checks" in error
+    assert "--dbt-project" in error  # where they do run
+    assert _plans(project) == before
 
 
 def test_plans_stay_fresh_for_check(project: Project, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from packata_sql import __version__
 from packata_sql.cli import UsageError
 from packata_sql.contracts.model import Contract, Finding
-from packata_sql.dbt.plan import DEFAULT_DIALECTS, plan_document
+from packata_sql.dbt.plan import DEFAULT_DIALECTS, gate_rules, plan_document
 from packata_sql.dialects import COMPILE_DIALECTS
 from packata_sql.sessions.postgres_routes import any_route_sql
 
@@ -90,12 +90,19 @@ def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str])
                                  f"to model '{model}'; pass --object to tell them apart")
             seen[model] = f"{contract.path}:{name}"
             mapped.append(Mapped(contract, text, name, model))
-        if len(mapped) == before:
-            why = "it declares no rules: add some" if not contract.rules else \
-                "none of its objects maps to a usable dbt model name: pass --object NAME=MODEL"
-            raise UsageError(f"{contract.path}: no dbt plan would be written, so the gate would "
-                             f"check nothing; {why}")
+        if not any(gate_rules(contract, m.object_name) for m in mapped[before:]):
+            raise UsageError(f"{contract.path}: no dbt plan with a rule would be written, so the "
+                             f"gate would check nothing; {_why_nothing(contract, mapped[before:])}")
     return mapped
+
+
+def _why_nothing(contract: Contract, mapped: list[Mapped]) -> str:
+    if not contract.rules:
+        return "it declares no rules: add some"
+    if not mapped:
+        return "none of its objects maps to a usable dbt model name: pass --object NAME=MODEL"
+    return ("its rules are all catalog checks (column presence and types), which the gate does "
+            "not run: check them with `packata-sql check FILE --dbt-project DIR`")
 
 
 def expected_files(mapped: list[Mapped], dialects: tuple[str, ...]) -> dict[str, str]:

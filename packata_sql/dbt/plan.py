@@ -160,16 +160,21 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     }
 
 
+def gate_rules(contract: Contract, object_name: str) -> list[Rule]:
+    """The object's rules the gate runs. Catalog checks (logicalType, physicalType, present,
+    drift) read the engine's catalog through a session; inside dbt only the row-reading rules
+    run (`check --dbt-project` runs them all)."""
+    return [r for r in contract.rules if r.target.object_name == object_name
+            and not (isinstance(r.definition, Constraint) and r.definition.kind in CATALOG_KINDS)]
+
+
 def plan_document(contract: Contract, contract_text: bytes, object_name: str, model: str,
                   dialects: Sequence[str], findings: list[Finding] | None = None) -> dict[str, Any]:
     """The plan of one contract object, mapped to one dbt model; the compiler's findings are
     added to `findings`."""
     found = findings if findings is not None else []
     token = relation_token(contract_text)
-    # Catalog checks (logicalType, physicalType, present, drift) read the engine's catalog
-    # through a session; inside dbt only the row-reading rules run.
-    rules = [r for r in contract.rules if r.target.object_name == object_name
-             and not (isinstance(r.definition, Constraint) and r.definition.kind in CATALOG_KINDS)]
+    rules = gate_rules(contract, object_name)
     renamed = tuple(
         dataclasses.replace(r, target=dataclasses.replace(r.target, physical_object=token))
         if r.target.object_name == object_name else r
