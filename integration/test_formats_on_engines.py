@@ -245,7 +245,9 @@ def test_the_pipeline_rules_on_every_engine(warehouse, tmp_path):
     report = check(endpoint, tmp_path / "pipeline.yaml")
     assert _measured(report) == PIPELINE_EXPECTED, [(r.key, r.diagnostic) for r in report.results]
     measured = [r for r in report.results if r.status is not Status.SKIPPED]
-    assert all(r.fused for r in measured)  # every row-reading rule in the one scan
+    # Every row-reading rule in the one scan; the expression is authored SQL (issue 20.1) and
+    # runs as its own query, where authored SQL may run.
+    assert all(r.fused != (r.key == "positive_with_id") for r in measured)
     by_key = {r.key: r for r in report.results}
     assert by_key["scored_by_python"].diagnostic.code == "custom-engine-not-supported"
     assert by_key["sane_amount"].failed == ("= 0",)
@@ -292,3 +294,31 @@ def test_failure_guidance_follows_the_fixed_order(warehouse, tmp_path):
     [result] = check(endpoint, tmp_path / "shuffled.yaml").results
     assert result.status is Status.FAILED and result.value == 8
     assert result.failed == ("= 3", "> 8", ">= 9", "< 2", "<= 5", "in [10, 20]", "!= 8")
+
+
+@pytest.mark.parametrize("warehouse", ENGINES, indirect=True)
+def test_an_expression_runs_as_an_authored_query_with_its_percent_signs(warehouse, tmp_path):
+    """An expression is authored SQL (issue 20.1), run as its own query: a `%` in its literals
+    reaches the engine as written on every driver (psycopg and PyMySQL read `%` markers)."""
+    endpoint = warehouse(ROWS)
+    (tmp_path / "pipeline.yaml").write_text(
+        f"table: {TABLE}\ndata_quality:\n  rules:\n"
+        "    - {name: percent, rule: expression, expression: \"status LIKE '%e%' AND "
+        "'50%' <> status AND LENGTH('%') = 1\"}\n", encoding="utf-8")
+    report = check(endpoint, tmp_path / "pipeline.yaml")
+    (result,) = report.results
+    assert (result.status, result.value, result.fused) == (Status.FAILED, 2, False)  # 2 NULLs
+    assert report.authored_sql == "allowed" and result.kind == "expression"
+
+
+@pytest.mark.parametrize("warehouse", ["postgres"], indirect=True)
+def test_an_expression_on_an_unquoted_reading_of_its_table(warehouse, tmp_path):
+    """`table: FM_ORDERS` names no table on PostgreSQL, which reads the unquoted name as
+    fm_orders: the expression's query is bound again to that reading, as a SQL rule's is."""
+    endpoint = warehouse(ROWS)
+    (tmp_path / "pipeline.yaml").write_text(
+        f"table: {TABLE.upper()}\ndata_quality:\n  rules:\n"
+        "    - {name: positive, rule: expression, expression: amount >= 0}\n", encoding="utf-8")
+    report = check(endpoint, tmp_path / "pipeline.yaml")
+    (result,) = report.results
+    assert (result.status, result.value) == (Status.FAILED, 2), result.diagnostic  # -0.01, NULL

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
-from packata_sql.contracts.model import Category, Constraint, Finding, Library, Rule, Severity
+from packata_sql.contracts.model import Category, Constraint, Finding, Library, Predicate, Rule, Severity
 from packata_sql.values import to_decimal
 
 FORMAT = "packata-sql/report@1"
@@ -182,7 +182,8 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
         rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
         target=".".join((target.object_name, *target.property_path)),
         metric=definition.metric if isinstance(definition, Library) else None,
-        kind=shown_kind(definition) if isinstance(definition, Constraint) else None,
+        kind=shown_kind(definition) if isinstance(definition, Constraint)
+        else "expression" if isinstance(definition, Predicate) else None,
         line=rule.line, expectation=expectation or None, **fields)
 
 

@@ -1,6 +1,7 @@
 """Row checks declared by the JSON quality policy and pipeline `data_quality` rules. Each
 count is the number of failing rows, an integer aggregate that fuses into the object's scan
-next to the library metrics and schema constraints.
+next to the library metrics and schema constraints. An `expression` rule is authored SQL: its
+predicate is checked here and runs as an authored query of its own (`predicate_query`).
 
 Over several columns a row fails when any of its listed cells fails. NULL is a failure only
 where the check says so (`not_null`, or `allow_null: false`); text compares exactly (binary).
@@ -8,6 +9,7 @@ where the check says so (`not_null`, or `allow_null: false`); text compares exac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 
@@ -176,29 +178,22 @@ class UniqueKey(ConstraintHandler):
         return CONSTRAINT_HANDLERS["unique"].inspect(rule, constraint, context, columns)
 
 
-class FailingRows(ConstraintHandler):
-    """A boolean SQL predicate over one row; rows where it is not true (false or NULL) fail."""
-
-    kind = "expression"
-
-    def columns(self, rule: Rule, constraint: Constraint,
-                schema: SchemaObject | None) -> tuple[str, ...]:
-        return ()  # the predicate names its own columns; a missing one is a provider error
-
-    def dialect_findings(self, constraint: Constraint, dialect: Dialect,
-                         site: Site) -> list[Finding]:
-        if not dialect.authored_sql:  # no lexical rules pinned by vectors for it yet
-            return [site.finding("dialect-not-supported",
-                                 f"expressions are not bound for {dialect.name} yet")]
-        _, problems = predicate(str(constraint.argument("expression")), dialect)
-        return [site.finding(code, message) for code, message in problems]
-
-    def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
-              columns: tuple[str, ...]) -> exp.Expr:
-        condition, _ = predicate(str(constraint.argument("expression")), context.dialect)
-        assert condition is not None
-        return exp.Count(this=exp.Case().when(exp.paren(condition, copy=False), exp.Null())
-                         .else_(_ONE))
+def predicate_query(text: str, dialect: Dialect, segments: Sequence[str],
+                    ) -> tuple[str | None, list[tuple[str, str]]]:
+    """An expression rule as the authored query that runs it: the rows of the object where the
+    predicate is not true (false or NULL), counted in one statement of its own. The query is
+    bound again as a whole, so the deny-list reads the text that runs and `%` is escaped for
+    the driver as in every authored query."""
+    condition, problems = predicate(text, dialect)
+    if condition is None:
+        return None, problems
+    failing = exp.Count(this=exp.Case().when(exp.paren(condition, copy=False), exp.Null())
+                        .else_(_ONE))
+    sql = dialect.render(exp.select(failing).from_(dialect.table(segments)))
+    bound, found = bind(sql, dialect, None, None)
+    if bound is None:
+        return None, [(p.code, p.message) for p in found]
+    return bound.sql, []
 
 
 def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[str, str]]]:
@@ -210,9 +205,13 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
     if bound.parameters:
         return None, [("parameter-in-expression",
                        "an expression rule takes no {param:NAME}; write the value in the rule")]
+    # The binder escaped `%` for drivers that always take parameters (psycopg): that is the
+    # driver's encoding, not SQL. Parsed escaped, `'%'` would reach the engine as `'%%'` once
+    # the whole query is bound (predicate_query); without parameters the doubling is exact.
+    sql = bound.sql.replace("%%", "%") if dialect.percent_escapes and dialect.always_parameters \
+        else bound.sql
     try:
-        parsed = sqlglot.parse_one(bound.sql, read=dialect.sqlglot_name or None,
-                                   into=exp.Condition)
+        parsed = sqlglot.parse_one(sql, read=dialect.sqlglot_name or None, into=exp.Condition)
     except (SqlglotError, ValueError):
         parsed = None
     if parsed is None:
@@ -228,5 +227,5 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
 
 ROW_HANDLERS: dict[str, ConstraintHandler] = {
     handler.kind: handler
-    for handler in (NotNull(), Range(), AllowedValues(), Matches(), UniqueKey(), FailingRows())
+    for handler in (NotNull(), Range(), AllowedValues(), Matches(), UniqueKey())
 }

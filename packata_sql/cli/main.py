@@ -255,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     dbt_commands = dbt.add_subparsers(dest="dbt_command", required=True, parser_class=_Parser)
     generate = dbt_commands.add_parser(
         "generate", help="write the post-hook runtime and one plan per model into DIR/macros/packata_sql/")
-    generate.add_argument("contract", nargs="+", help="ODCS v3 contracts (YAML)")
+    generate.add_argument("contract", nargs="+", help="ODCS v3 contracts (YAML), JSON quality "
+                                                      "policies or pipeline contracts")
     generate.add_argument("--project-dir", required=True, metavar="DIR", help="the dbt project")
     generate.add_argument("--dialect", action="append", metavar="D",
                           help="a dbt adapter type to compile for (default: duckdb and postgres)")

@@ -111,6 +111,20 @@ class Sql:
 
 
 @dataclass(frozen=True)
+class Predicate:
+    """Authored SQL as much as a `Sql` query: a boolean expression over one row that the
+    declaration supplies (a pipeline `expression` rule), measured as the count of rows where it
+    is not true. It runs as an authored query, so the read-only decision, the binder and the
+    deny-list that hold for SQL rules hold for it (issue 20.1)."""
+
+    expression: str
+
+
+#: Definitions whose SQL text the declaration wrote: refused wherever authored SQL is.
+AUTHORED = (Sql, Predicate)
+
+
+@dataclass(frozen=True)
 class Text:
     description: str
 
@@ -120,7 +134,7 @@ class Custom:
     engine: str
 
 
-Definition = Library | Constraint | Sql | Text | Custom
+Definition = Library | Constraint | Sql | Predicate | Text | Custom
 
 
 @dataclass(frozen=True)
@@ -217,6 +231,18 @@ class Contract:
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)
+
+    def checked_objects(self) -> dict[str, str]:
+        """Every object a rule checks, name → physical name: the declared schema's (ODCS, a
+        policy's implied one) and, for a pipeline, which declares none, the object its rules
+        name. What the dbt paths map to models, so no format maps to nothing."""
+        found = {o.name: o.physical or o.name for o in self.objects}
+        for rule in self.rules:
+            if rule.target.object_name:
+                found.setdefault(rule.target.object_name,
+                                 rule.target.physical_object or rule.target.object_name)
+        checked = {r.target.object_name for r in self.rules}
+        return {name: physical for name, physical in found.items() if name in checked}
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from packata_sql.contracts.model import (
     Level,
     Library,
     Operator,
+    Predicate,
     Rule,
     Site,
     Target,
@@ -142,7 +143,7 @@ def _definition(entry: Mapping[str, Any], kind: str,
         text = entry.get("expression")
         if not isinstance(text, str) or not text.strip():
             raise site.error("expression", "must be a boolean SQL expression over one row")
-        return (), Constraint("expression", (), (("expression", text),))
+        return (), Predicate(text)  # authored SQL, refused wherever SQL rules are
     columns = field_list(entry, site, "column", "columns")
     if kind == "not_null":
         return columns, Constraint("notNull", columns)

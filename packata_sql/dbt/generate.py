@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packata_sql import __version__
 from packata_sql.contracts.model import Contract, Finding
-from packata_sql.dbt.plan import DEFAULT_DIALECTS, plan_document
+from packata_sql.dbt.plan import DEFAULT_DIALECTS, gate_rules, plan_document
 from packata_sql.dialects import COMPILE_DIALECTS
 from packata_sql.errors import UsageError
 from packata_sql.sessions.postgres_routes import any_route_sql
@@ -68,29 +68,41 @@ def parse_objects(raw: list[str]) -> dict[str, str]:
 
 
 def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str]) -> list[Mapped]:
-    """Each contract object with rules → its dbt model: --object, else physicalName, else name."""
+    """Each contract object with rules → its dbt model: --object, else physicalName, else name.
+    A contract that maps to no plan is a usage error: the gate would check nothing."""
     mapped: list[Mapped] = []
     seen: dict[str, str] = {}
-    known = {o.name for contract, _ in contracts for o in contract.objects}
+    known = {name for contract, _ in contracts for name in contract.checked_objects()}
     unknown = sorted(set(objects) - known)
     if unknown:
         raise UsageError(f"--object names no contract object: {', '.join(unknown)}")
     for contract, text in contracts:
-        for obj in contract.objects:
-            if not any(r.target.object_name == obj.name for r in contract.rules):
-                continue
-            model = objects.get(obj.name) or obj.physical or obj.name
+        before = len(mapped)
+        for name, physical in contract.checked_objects().items():
+            model = objects.get(name) or physical
             if not _MODEL_NAME.match(model) or model == RUNTIME.removesuffix(".sql"):
-                print(f"packata-sql: {contract.path}: object '{obj.name}' maps to '{model}', which "
+                print(f"packata-sql: {contract.path}: object '{name}' maps to '{model}', which "
                       "is not a usable dbt model name: no plan written; pass --object "
-                      f"{obj.name}=MODEL", file=sys.stderr)
+                      f"{name}=MODEL", file=sys.stderr)
                 continue
             if model in seen:
-                raise UsageError(f"objects {seen[model]} and {contract.path}:{obj.name} both map "
+                raise UsageError(f"objects {seen[model]} and {contract.path}:{name} both map "
                                  f"to model '{model}'; pass --object to tell them apart")
-            seen[model] = f"{contract.path}:{obj.name}"
-            mapped.append(Mapped(contract, text, obj.name, model))
+            seen[model] = f"{contract.path}:{name}"
+            mapped.append(Mapped(contract, text, name, model))
+        if not any(gate_rules(contract, m.object_name) for m in mapped[before:]):
+            raise UsageError(f"{contract.path}: no dbt plan with a rule would be written, so the "
+                             f"gate would check nothing; {_why_nothing(contract, mapped[before:])}")
     return mapped
+
+
+def _why_nothing(contract: Contract, mapped: list[Mapped]) -> str:
+    if not contract.rules:
+        return "it declares no rules: add some"
+    if not mapped:
+        return "none of its objects maps to a usable dbt model name: pass --object NAME=MODEL"
+    return ("its rules are all catalog checks (column presence and types), which the gate does "
+            "not run: check them with `packata-sql check FILE --dbt-project DIR`")
 
 
 def expected_files(mapped: list[Mapped], dialects: tuple[str, ...]) -> dict[str, str]:

@@ -96,15 +96,15 @@ def dbt_compiler(project_dir: str, endpoint: Endpoint) -> Callable[..., Compiled
         blocked: dict[str, Finding] = {}
         findings: list[Finding] = []
         parts: list[Compiled] = []
-        for obj in contract.objects:
-            mine = [r for r in rules if r.target.object_name == obj.name]
+        for name, physical in contract.checked_objects().items():  # a pipeline's too
+            mine = [r for r in rules if r.target.object_name == name]
             if not mine:
                 continue
-            found = match(obj.name, obj.physical, models)
+            found = match(name, physical, models)
             if len(found) != 1:
                 problem = Finding(
                     "dbt-model-not-found" if not found else "dbt-model-ambiguous",
-                    f"object '{obj.name}' matches {len(found)} dbt models; set "
+                    f"object '{name}' matches {len(found)} dbt models; set "
                     "config.meta.packata_sql.object on one", contract.path, Level.WARNING)
                 findings.append(problem)
                 blocked.update({r.key: problem for r in mine})

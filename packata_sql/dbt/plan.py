@@ -23,13 +23,13 @@ from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.expectations import describe
 from packata_sql.contracts.model import (
+    AUTHORED,
     Constraint,
     Contract,
     Expectation,
     Finding,
     Library,
     Rule,
-    Sql,
 )
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.plans.compiler import Plan, compile_contract
@@ -87,7 +87,8 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 def _kind(rule: Rule) -> str:
     if isinstance(rule.definition, Library | Constraint):
         return "library"  # a row-reading constraint fuses into the scan like a metric
-    return "sql" if isinstance(rule.definition, Sql) else "other"
+    # Authored SQL (a query or an expression's predicate) runs only where SQL rules may.
+    return "sql" if isinstance(rule.definition, AUTHORED) else "other"
 
 
 def rule_document(rule: Rule) -> dict[str, Any]:
@@ -159,16 +160,21 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     }
 
 
+def gate_rules(contract: Contract, object_name: str) -> list[Rule]:
+    """The object's rules the gate runs. Catalog checks (logicalType, physicalType, present,
+    drift) read the engine's catalog through a session; inside dbt only the row-reading rules
+    run (`check --dbt-project` runs them all)."""
+    return [r for r in contract.rules if r.target.object_name == object_name
+            and not (isinstance(r.definition, Constraint) and r.definition.kind in CATALOG_KINDS)]
+
+
 def plan_document(contract: Contract, contract_text: bytes, object_name: str, model: str,
                   dialects: Sequence[str], findings: list[Finding] | None = None) -> dict[str, Any]:
     """The plan of one contract object, mapped to one dbt model; the compiler's findings are
     added to `findings`."""
     found = findings if findings is not None else []
     token = relation_token(contract_text)
-    # Catalog checks (logicalType, physicalType, present, drift) read the engine's catalog
-    # through a session; inside dbt only the row-reading rules run.
-    rules = [r for r in contract.rules if r.target.object_name == object_name
-             and not (isinstance(r.definition, Constraint) and r.definition.kind in CATALOG_KINDS)]
+    rules = gate_rules(contract, object_name)
     renamed = tuple(
         dataclasses.replace(r, target=dataclasses.replace(r.target, physical_object=token))
         if r.target.object_name == object_name else r

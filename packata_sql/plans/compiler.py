@@ -12,7 +12,7 @@ from packata_sql.authored.template import bind
 from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
-from packata_sql.catalog.rows import ROW_HANDLERS
+from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
     Category,
@@ -22,6 +22,7 @@ from packata_sql.contracts.model import (
     Finding,
     Level,
     Library,
+    Predicate,
     Rule,
     SchemaObject,
     Site,
@@ -70,7 +71,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class SqlPlan:
-    """An authored query, bound for one dialect: it runs as written (SEMANTICS 4)."""
+    """An authored query, bound for one dialect: it runs as written (SEMANTICS 4). An
+    expression rule's predicate runs as one too, so it meets the same refusal."""
 
     rule: Rule
     sql: str
@@ -173,6 +175,9 @@ def _compile_rule(
                                    "custom rules for this engine are not executed by packata-sql")]
     if isinstance(definition, Sql):
         return _compile_sql(rule, definition, dialect, prefix, site, parameters)
+    if isinstance(definition, Predicate):
+        return _compile_predicate(rule, definition, dialect, (*prefix, rule.target.physical_object),
+                                  site)
     if isinstance(definition, Constraint):
         return _compile_constraint(rule, definition, contract, dialect, prefix, site)
     handler = handler_for(definition.metric)
@@ -298,11 +303,32 @@ def _compile_sql(
     return SqlPlan(rule, bound.sql, bound.parameters), findings
 
 
+def _compile_predicate(
+    rule: Rule, definition: Predicate, dialect: Dialect, segments: tuple[str, ...], site: Site,
+) -> tuple[SqlPlan | None, list[Finding]]:
+    """An expression rule: authored SQL, so an authored query, not a column of the scan."""
+    if not dialect.authored_sql:  # no lexical rules pinned by vectors for it yet
+        return None, [site.finding("dialect-not-supported",
+                                   f"expressions are not bound for {dialect.name} yet")]
+    if not rule.target.physical_object:
+        return None, [site.finding("unresolved-object", "the rule's object has no name")]
+    too_long = name_problems(dialect, segments, site)
+    if too_long:
+        return None, too_long
+    sql, problems = predicate_query(definition.expression, dialect, segments)
+    if sql is None:
+        return None, [site.finding(code, message) for code, message in problems]
+    return SqlPlan(rule, sql, ()), []
+
+
 def rebind(plan: SqlPlan, dialect: Dialect, segments: tuple[str, ...],
            column: str | None) -> SqlPlan | None:
     """The authored query bound again with `{object}` and `{property}` naming what the engine
     reads for names that do not exist as written."""
     definition = plan.rule.definition
+    if isinstance(definition, Predicate):
+        sql, _ = predicate_query(definition.expression, dialect, segments)
+        return None if sql is None else SqlPlan(plan.rule, sql, ())
     if not isinstance(definition, Sql):
         return None
     bound, _ = bind(definition.query, dialect, segments, column)

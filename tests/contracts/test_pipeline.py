@@ -156,9 +156,11 @@ def test_an_expression_keeps_no_authored_comment(tmp_path):
                                "expression: 'amount >= 0 /*! OR 1 = 1 */ -- note'}")
     mysql = get_dialect("mysql")
     compiled = compile_contract(contract, mysql)
-    [scan] = plan_document(contract, compiled, mysql)["scans"]
-    assert scan["rules"] == ["e"]
-    assert "amount >= 0" in scan["sql"] and "/*" not in scan["sql"] and "1 = 1" not in scan["sql"]
+    document = plan_document(contract, compiled, mysql)
+    assert document["scans"] == []  # authored SQL: its own query, never a column of the scan
+    [rule] = document["rules"]
+    sql = rule["sql"]
+    assert "amount >= 0" in sql and "/*" not in sql and "1 = 1" not in sql
 
 
 def test_expressions_need_a_dialect_with_pinned_lexical_rules(tmp_path):
@@ -179,3 +181,14 @@ def test_contradictory_assertions_load_with_a_warning(tmp_path):
 def test_expressions_get_the_authored_sql_deny_list(tmp_path):
     compiled = _compiled(tmp_path, "pg_sleep(5) IS NOT NULL", "postgres")
     assert compiled.blocked["e"].code == "denied-function"
+
+
+@pytest.mark.parametrize(("dialect", "written"), [
+    ("postgres", "'a%%b'"),  # psycopg always gets parameters: `%` escaped once, read as `%`
+    ("mysql", "'a%b'"), ("duckdb", "'a%b'"), ("sqlite", "'a%b'"),
+])
+def test_an_expression_is_an_authored_query_escaped_once(tmp_path, dialect, written):
+    contract = _load(tmp_path, "- {name: e, rule: expression, expression: \"s <> 'a%b'\"}")
+    [plan] = compile_contract(contract, get_dialect(dialect)).sql_plans
+    assert plan.parameters == () and plan.sql.count(written) == 1
+    assert "%%%" not in plan.sql

@@ -66,3 +66,28 @@ def test_match_order_meta_then_alias_then_name() -> None:
     assert match("orders", "other", [by_alias]) == []
     twins = [by_alias, Model("model.q.y", "y2", "fct_orders", "s2", None, "success")]
     assert len(match("orders", "fct_orders", twins)) == 2
+
+
+def test_a_pipeline_file_is_mapped_to_its_model(tmp_path: Path) -> None:
+    """Path 2 maps every format the compiler reads (issue 20.8): a pipeline file declares no
+    schema, and its object (the one its rules name) still finds its model; it compiled to
+    nothing before, a report of no rules."""
+    from packata_sql.contracts.formats import load_declaration
+    from packata_sql.dbt.manifest import dbt_compiler
+    from packata_sql.dialects import get_dialect
+    from packata_sql.sessions.endpoint import parse_url
+
+    project = write(tmp_path, {"model.p.orders": node("orders", "fct_orders",
+                                                      {"packata_sql": {"object": "orders"}})},
+                    [{"unique_id": "model.p.orders", "status": "success"}])
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text("table: orders\ndata_quality:\n  rules:\n"
+                        "    - {name: volume, rule: row_count, mustBeGreaterThan: 0}\n"
+                        "    - {name: positive, rule: expression, expression: amount > 0}\n",
+                        encoding="utf-8")
+    contract = load_declaration(str(pipeline))
+    compile_built = dbt_compiler(project, parse_url(f"duckdb:///{tmp_path / 'w.duckdb'}"))
+    compiled = compile_built(contract, get_dialect("duckdb"), parameters=())
+    assert {p.rule.key for p in compiled.ordered} == {"volume", "positive"}
+    assert {p.rule.target.physical_object for p in compiled.ordered} == {"fct_orders"}
+    assert not compiled.blocked

@@ -1,0 +1,145 @@
+"""The dbt gate for every format the compiler reads (issue 20.8), through real dbt on DuckDB:
+`dbt generate` on a pipeline file or a JSON policy writes the model's plan (it once wrote only
+the runtime and exited 0, a gate that checked nothing), and the post-hook measures its rules.
+A pipeline `expression` is authored SQL (issue 20.1): on dbt's read-write DuckDB connection it
+is refused like a SQL rule, and runs only with packata_sql_trust_environment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .dbt_harness import Project, build_project
+
+PIPELINE = """\
+table: orders
+data_quality:
+  rules:
+    - {name: volume, rule: row_count, mustBe: 10}
+    - {name: ids, rule: not_null, column: order_id}
+    - {name: statuses, rule: accepted_values, column: status, values: [placed, shipped]}
+    - {name: positive, rule: expression, expression: amount > 0 AND order_id IS NOT NULL}
+"""
+POLICY = {"object": "orders", "version": "1", "rules": [
+    {"id": "volume", "type": "row_count", "minimum": 1, "maximum": 10},
+    {"id": "ids", "type": "unique", "field": "order_id"},
+    {"id": "amounts", "type": "range", "field": "amount", "minimum": 0, "maximum": 5},
+    {"id": "known", "type": "referential", "field": "status", "allowed_values": ["placed"]},
+]}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    yield build_project(tmp_path_factory.mktemp("dbt_formats"), "duckdb")
+
+
+def _generate(project: Project, name: str, text: str) -> tuple[int, str]:
+    from packata_sql.cli.main import main
+
+    path = project.root / name
+    path.write_text(text, encoding="utf-8")
+    code = main(["dbt", "generate", str(path), "--project-dir", str(project.root)])
+    plan = project.root / "macros" / "packata_sql" / "orders.sql"
+    return code, plan.read_text(encoding="utf-8") if plan.is_file() else ""
+
+
+def _plans(project: Project) -> dict[str, bytes]:
+    folder = project.root / "macros" / "packata_sql"
+    return {p.name: p.read_bytes() for p in folder.iterdir()} if folder.is_dir() else {}
+
+
+def test_a_pipeline_file_gets_a_plan_and_its_expression_is_refused_unless_trusted(
+        project: Project) -> None:
+    code, plan = _generate(project, "orders.pipeline.yaml", PIPELINE)
+    assert code == 0 and "packata_plan__orders" in plan
+    refused = project.invoke("--select", "orders",
+                             variables={"packata_sql_trust_environment": False})
+    assert refused.success, refused.messages
+    assert refused.rules() == {
+        "volume": ("passed", [10, 1], None),
+        "ids": ("passed", [0, 1], None),
+        "statuses": ("passed", [0, 1], None),
+        "positive": ("error", None, "read-only-not-guaranteed"),
+    }
+    assert refused.runs[0]["read_only"] == "dbt-connection"
+    trusted = project.invoke("--select", "orders", defects=("neg",),
+                             variables={"packata_sql_trust_environment": True})
+    assert trusted.rules()["positive"] == ("failed", [1, 1], None)  # order 3 is -5.00
+    assert trusted.statuses == {"orders": "error"}  # an error-severity failure fails the model
+
+
+def test_a_policy_file_gets_a_plan_that_the_gate_measures(project: Project) -> None:
+    code, plan = _generate(project, "orders.policy.json", json.dumps(POLICY))
+    assert code == 0 and "packata_plan__orders" in plan
+    outcome = project.invoke("--select", "orders")
+    assert outcome.rules() == {
+        "volume": ("passed", [10, 1], None),
+        "ids": ("passed", [0, 1], None),
+        "amounts": ("failed", [5, 1], None),  # amounts 6 … 10
+        "known": ("failed", [3, 1], None),  # orders 3, 6 and 9 are shipped
+    }
+    assert outcome.statuses == {"orders": "error"}
+
+
+def test_a_file_the_gate_could_not_check_is_a_usage_error(
+        project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    before = _plans(project)
+    code, _ = _generate(project, "empty.pipeline.yaml",
+                        "table: orders\ndata_quality:\n  rules: []\n")
+    assert code == 3
+    error = capsys.readouterr().err
+    assert "empty.pipeline.yaml" in error and "the gate would check nothing" in error
+    assert "it declares no rules" in error
+    assert _plans(project) == before  # nothing written
+
+
+def test_a_policy_of_catalog_checks_only_is_a_usage_error(
+        project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    """The gate runs row-reading rules only: a policy of nothing but column presence and type
+    checks would give a plan that checks nothing."""
+    capsys.readouterr()
+    before = _plans(project)
+    code, _ = _generate(project, "catalog.policy.json", json.dumps({"object": "orders", "rules": [
+        {"id": "present", "type": "required_fields", "fields": ["order_id"]},
+        {"id": "typed", "type": "field", "field": "amount", "data_type": "number"}]}))
+    assert code == 3
+    error = capsys.readouterr().err
+    assert "catalog.policy.json" in error and "all catalog checks" in error
+    assert "--dbt-project" in error  # where they do run
+    assert _plans(project) == before
+
+
+def test_plans_stay_fresh_for_check(project: Project, tmp_path: Path) -> None:
+    from packata_sql.cli.main import main
+
+    path = project.root / "orders.pipeline.yaml"
+    path.write_text(PIPELINE, encoding="utf-8")
+    assert main(["dbt", "generate", str(path), "--project-dir", str(project.root)]) == 0
+    assert main(["dbt", "generate", str(path), "--project-dir", str(project.root),
+                 "--check"]) == 0
+
+
+def test_postgres_a_superuser_gate_refuses_the_expression_unless_trusted(
+        postgres: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """On PostgreSQL the gate runs SQL rules for a plain login and refuses them for a login
+    with an escape route (a superuser): the expression goes the same way."""
+    from .dbt_harness import projects
+
+    for project in projects("postgres", tmp_path_factory.mktemp("dbt_formats_pg"), postgres):
+        code, _ = _generate(project, "orders.pipeline.yaml", PIPELINE)
+        assert code == 0
+        plain = project.invoke("--select", "orders")
+        assert plain.rules()["positive"] == ("passed", [0, 1], None)
+        assert plain.runs[0]["read_only"] == "enforced"
+        try:
+            refused = project.invoke("--select", "orders", target="pg_super")
+            assert refused.success, refused.messages
+            assert refused.rules()["positive"] == ("error", None, "read-only-not-guaranteed")
+            assert refused.rules()["ids"] == ("passed", [0, 1], None)
+        finally:
+            project.give_back("orders")
