@@ -231,7 +231,8 @@ def routines(cursor: Any, calls: Sequence[Call], nested: bool, server_version: i
     for ordinal, oid, schema, name, language, text, powerful in cursor.fetchall():
         found.append((calls[int(ordinal) - 1], Routine(
             key=str(oid), shown=f"{schema}.{name}", body=None if text is None else str(text),
-            opaque=language in OPAQUE_LANGUAGES, powerful_definer=bool(powerful),
+            opaque=language in OPAQUE_LANGUAGES,
+            definer="runs as a definer whose owner can do more than read" if powerful else None,
             language=str(language), readable_language=language in READABLE_LANGUAGES)))
     return found
 
