@@ -219,7 +219,10 @@ def build_project(root: Path, target: str, url: str | None = None,
         (root / WRITER_CONTRACT).write_text(
             "apiVersion: v3.1.0\nkind: DataContract\nid: urn:example:dbt-writer\nname: writer\n"
             "version: 1.0.0\nstatus: active\nschema:\n  - name: writer\n    physicalName: writer\n"
-            "    quality:\n      - id: writes_a_row\n        type: sql\n"
+            "    quality:\n      - id: hides_a_notify\n        type: sql\n"
+            f"        query: SELECT {schema}.packata_run('SELECT pg_notify(''c'', ''x'')')\n"
+            "        mustBe: 1\n"
+            "      - id: writes_a_row\n        type: sql\n"
             f"        query: SELECT {schema}.packata_write()\n        mustBeGreaterThan: 0\n",
             encoding="utf-8")
     (root / "profiles.yml").write_text(_profiles(target, root, url, schema, owner), encoding="utf-8")
@@ -237,6 +240,9 @@ def prepare_postgres(project: Project) -> None:
     project.query(f"CREATE FUNCTION {project.schema}.packata_write() RETURNS int LANGUAGE sql "
                   f"AS 'INSERT INTO {project.schema}.packata_log VALUES (1) RETURNING 1'")
     project.query(f"ALTER FUNCTION {project.schema}.packata_write() OWNER TO {project.owner}")
+    # Runs its text argument: the deny-list cannot see the pg_notify in the string literal.
+    project.query(f"CREATE FUNCTION {project.schema}.packata_run(q text) RETURNS int "
+                  "LANGUAGE plpgsql AS $$ BEGIN EXECUTE q; RETURN 1; END $$")
 
 
 def drop_postgres(project: Project) -> None:

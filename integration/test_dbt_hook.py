@@ -143,6 +143,8 @@ def test_postgres_a_writing_sql_rule_hits_the_read_only_subtransaction(project: 
     assert outcome.statuses == {"writer": "error"}
     assert "read-only transaction" in outcome.messages["writer"]
     assert project.query(f"SELECT COUNT(*) FROM {project.schema}.packata_log") == before
+    # Followed into its body: the function runs dynamic SQL, so the rule is refused unrun.
+    assert outcome.rules("writer")["hides_a_notify"] == ("error", None, "denied-function")
 
 
 def outside_the_transaction(project: Project, model: str) -> None:

@@ -127,3 +127,54 @@ def test_postgres_calls_are_followed_into_bodies(postgres, pg_schema, tmp_path):
             else:
                 assert (status, code) == ("error", "denied-function"), (name, found[name])
                 assert chain.format(s=schema) in message, (name, message)
+
+
+MY_FUNCTIONS = (
+    "CREATE FUNCTION {p}_lock() RETURNS INT SQL SECURITY INVOKER RETURN GET_LOCK('{p}', 0)",
+    "CREATE FUNCTION {p}_outer() RETURNS INT SQL SECURITY INVOKER RETURN {p}_lock()",
+    "CREATE FUNCTION {p}_def() RETURNS INT SQL SECURITY DEFINER RETURN 1",
+    "CREATE FUNCTION {p}_plus(a INT) RETURNS INT SQL SECURITY INVOKER RETURN a + 1",
+)
+
+MY_RULES = {
+    "transitive": ("SELECT {p}_outer()", "{d}.{p}_outer → {d}.{p}_lock: calls get_lock()"),
+    "definer": ("SELECT {p}_def()", "{d}.{p}_def: runs as definer "),
+    "plain": ("SELECT {p}_plus(0)", None),
+}
+
+
+def test_mariadb_calls_are_followed_into_bodies(mysql, tmp_path):
+    """A login that may EXECUTE routines has a route (EXECUTE), so SQL rules run only with
+    --trust-environment; the walk still holds there, as the deny-list does."""
+    prefix = f"pk_calls_{uuid.uuid4().hex[:10]}"
+    admin = mysql.admin
+    database = admin.database
+    readers = {"reads": f"{prefix}_r", "blind": f"{prefix}_b"}
+    try:
+        mysql.execute(*(statement.format(p=prefix) for statement in MY_FUNCTIONS))
+        for login in readers.values():
+            mysql.execute(f"CREATE USER '{login}'@'%' IDENTIFIED BY 'pw-{login}'",
+                          f"GRANT SELECT, EXECUTE ON `{database}`.* TO '{login}'@'%'")
+        mysql.execute(f"GRANT SELECT ON mysql.proc TO '{readers['reads']}'@'%'")
+        rules = {name: (query.format(p=prefix), chain) for name, (query, chain)
+                 in MY_RULES.items()}
+        contract = contract_for(tmp_path, rules, prefix)
+        for kind, login in readers.items():
+            url = f"mysql://{login}:pw-{login}@{admin.host}:{admin.port or 3306}/{database}"
+            report = check(contract, url, "--trust-environment")
+            assert (report["read_only"], report["authored_sql"]) == ("trusted", "allowed")
+            found = outcomes(report)
+            for name, (_, chain) in rules.items():
+                status, code, message = found[name]
+                if kind == "blind" and name != "definer":
+                    assert (status, code) == ("error", "denied-function"), (name, found[name])
+                    assert "the login cannot read its body" in message, message
+                elif chain is None:
+                    assert (status, code) == ("passed", None), (name, found[name])
+                else:
+                    assert (status, code) == ("error", "denied-function"), (name, found[name])
+                    assert chain.format(p=prefix, d=database) in message, (name, message)
+    finally:
+        mysql.execute(*(f"DROP USER IF EXISTS '{login}'@'%'" for login in readers.values()),
+                      *(f"DROP FUNCTION IF EXISTS {prefix}_{name}"
+                        for name in ("lock", "outer", "def", "plus")))

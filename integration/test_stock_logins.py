@@ -188,3 +188,22 @@ def test_select_on_one_database_is_credentials_on_mariadb(mysql, tmp_path):
         assert done.returncode == 0
     finally:
         mysql.execute(f"DROP USER IF EXISTS '{name}'@'%'", f"DROP DATABASE IF EXISTS `{name}`")
+
+
+def test_function_bodies_the_login_cannot_read_refuse_the_rule(stock_postgres, tmp_path):
+    """A DBA who hides function bodies (every pg_proc column but prosrc and prosqlbody stays
+    readable, so the login's inspection still works): a rule calling a function cannot be
+    followed, and is refused with a clear reason instead of an engine error (issue 19.2)."""
+    stock = stock_postgres
+    columns = [row[0] for row in stock.admin(
+        "SELECT attname FROM pg_attribute WHERE attrelid = 'pg_catalog.pg_proc'::regclass"
+        " AND attnum > 0 AND attname NOT IN ('prosrc', 'prosqlbody')")]
+    stock.admin("REVOKE SELECT ON pg_catalog.pg_proc FROM PUBLIC",
+                f"GRANT SELECT ({', '.join(columns)}) ON pg_catalog.pg_proc TO PUBLIC")
+    report, _ = check(contract_file(tmp_path, [DEFINER]), stock.url)
+    assert (report["read_only"], report["authored_sql"]) == ("enforced", "allowed")
+    found = {r["key"].rpartition(".")[2]: r for r in report["rules"]}
+    assert found["rows"]["status"] == "passed"
+    definer = found["definer"]
+    assert (definer["status"], definer["diagnostic"]["code"]) == ("error", "denied-function")
+    assert "cannot read the catalog's function bodies" in definer["diagnostic"]["message"]

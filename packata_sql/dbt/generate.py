@@ -15,7 +15,7 @@ from packata_sql.contracts.model import Contract, Finding
 from packata_sql.dbt.plan import DEFAULT_DIALECTS, gate_rules, plan_document
 from packata_sql.dialects import COMPILE_DIALECTS
 from packata_sql.errors import UsageError
-from packata_sql.sessions.postgres_routes import any_route_sql
+from packata_sql.sessions.postgres_routes import any_route_sql, unfollowed_calls_sql
 
 FOLDER = Path("macros") / "packata_sql"
 RUNTIME = "runtime.sql"
@@ -34,7 +34,8 @@ class Mapped:
 
 def runtime_text() -> str:
     source = resources.files("packata_sql.dbt").joinpath("runtime.sql").read_text(encoding="utf-8")
-    body = source.replace("__RISKY_LOGIN__", '"' + any_route_sql() + '"')
+    body = source.replace("__RISKY_LOGIN__", '"' + any_route_sql() + '"').replace(
+        "__UNFOLLOWED_CALLS__", '"' + unfollowed_calls_sql() + '"')
     return f"{{# {MARK} {__version__}: the dbt runtime. Do not edit; regenerate. #}}\n{body}"
 
 

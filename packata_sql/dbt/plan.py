@@ -34,6 +34,7 @@ from packata_sql.contracts.model import (
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.plans.compiler import Plan, compile_contract
 from packata_sql.plans.planner import ROWS_ALIAS
+from packata_sql.sessions.calls import calls_in
 
 FORMAT = "packata-sql/dbt-plan@1"
 #: Dialects a dbt plan is generated for by default: those with an adapter and library metrics.
@@ -148,6 +149,9 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     for sql_plan in compiled.sql_plans:
         entries[sql_plan.rule.key] = {"sql": pieces(sql_plan.sql, quoted),
                                       "parameters": list(sql_plan.parameters)}
+        if dialect.name == "postgres":  # the names the runtime follows into function bodies
+            entries[sql_plan.rule.key]["calls"] = sorted(
+                {call.name for call in calls_in(sql_plan.sql, dialect)})
     for key, finding in compiled.blocked.items():
         entries[key] = {"status": "skipped", "code": finding.code}
     for key in keys:  # a library rule the compiler left out without a finding

@@ -96,6 +96,8 @@
       {%- do results.append(packata_sql_result(rule, state, "skipped", code="missing-parameter")) -%}
     {%- elif not state.sql_allowed -%}
       {%- do results.append(packata_sql_result(rule, state, "error", code="read-only-not-guaranteed")) -%}
+    {%- elif adapter.dispatch('packata_sql_unfollowed')(entry.get('calls', [])) -%}
+      {%- do results.append(packata_sql_result(rule, state, "error", code="denied-function")) -%}
     {%- else -%}
       {%- set cell = packata_sql_fetch(entry.sql | join(relation), values) -%}
       {%- if cell.width == 0 -%}{%- do results.append(packata_sql_result(rule, state, "inconclusive", code="no-result-set")) -%}
@@ -169,6 +171,16 @@
   {%- set rows = cursor.fetchall() -%}
   {%- do adapter.add_query("CLOSE packata_sql_cell", auto_begin=False, bindings=[]) -%}
   {{ return({"width": width, "rows": rows}) }}
+{% endmacro %}
+
+
+{#- Whether a function the rule calls could carry what the deny-list refuses (a denied call or
+    statement, dynamic SQL, a more powerful definer) past it, followed into function bodies.
+    PostgreSQL: one catalog query, stricter than the CLI's walk; elsewhere nothing to follow. -#}
+{% macro default__packata_sql_unfollowed(calls) %}{{ return(false) }}{% endmacro %}
+{% macro postgres__packata_sql_unfollowed(calls) %}
+  {%- if not calls -%}{{ return(false) }}{%- endif -%}
+  {{ return(packata_sql_fetch(__UNFOLLOWED_CALLS__, [calls]).rows[0][0]) }}
 {% endmacro %}
 
 

@@ -39,13 +39,14 @@ class Routine:
 
     `body`: its source text; None when the login cannot read it. `opaque`: compiled code (a
     built-in or C function), a leaf: the deny-list judged its name where it was called.
-    `powerful_definer`: it runs as an owner that can do more than read."""
+    `definer`: why the identity it runs as may do more than read (None: it runs as the
+    caller, or as an owner that only reads)."""
 
     key: str
     shown: str
     body: str | None
     opaque: bool = False
-    powerful_definer: bool = False
+    definer: str | None = None
     language: str = "sql"
     readable_language: bool = True
 
@@ -117,8 +118,8 @@ def follow(text: str, dialect: Dialect, lookup: Lookup, *, max_depth: int = MAX_
 
 
 def _judge(routine: Routine, chain: tuple[str, ...], dialect: Dialect) -> Refusal | None:
-    if routine.powerful_definer:
-        return Refusal(chain, "runs as a definer whose owner can do more than read")
+    if routine.definer is not None:
+        return Refusal(chain, routine.definer)
     if routine.opaque:
         return None  # its name is judged by the deny-list where it is called
     if not routine.readable_language:

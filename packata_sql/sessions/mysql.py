@@ -17,7 +17,7 @@ from typing import Any
 
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
-from packata_sql.sessions import mysql_routes
+from packata_sql.sessions import calls, mysql_routes
 from packata_sql.sessions.base import (
     LoginFacts,
     ProviderError,
@@ -166,6 +166,8 @@ class MySQLSession(TimedSession):
             statement = f"SET STATEMENT max_statement_time={self.limit_s:.3f} FOR {sql}"
         cursor = self._conn.cursor()
         try:
+            if parameters is not None:  # authored SQL
+                self._follow_calls(sql, cursor)
             if not self._mariadb:
                 cursor.execute(f"SET SESSION max_execution_time = {int(self.limit_s * 1000)}")
             cursor.execute("START TRANSACTION READ ONLY")
@@ -193,6 +195,14 @@ class MySQLSession(TimedSession):
         finally:
             if self._conn is not None and self._conn.open:
                 cursor.close()
+
+    def _follow_calls(self, sql: str, cursor: Any) -> None:
+        """Every stored routine the statement calls, followed into its body (`calls.follow`);
+        a refusal ends the rule before it runs."""
+        refusal = calls.follow(sql, self.dialect, lambda found, nested: mysql_routes.routines(
+            cursor, found, nested))
+        if refusal is not None:
+            raise ProviderError("denied-function", None, str(refusal))
 
     def _warning_codes(self, cursor: Any) -> set[int]:
         """The statement's warning codes (read before the rollback clears them)."""

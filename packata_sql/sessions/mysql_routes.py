@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from packata_sql.sessions.calls import Call, Routine
+
 _GRANT = re.compile(r"^GRANT\s+(.+?)\s+ON\s+", re.IGNORECASE | re.DOTALL)
 _ROLE_GRANT = re.compile(r"^GRANT\s+((?:`[^`]*`(?:@`[^`]*`)?\s*,?\s*)+)\s+TO\s+",
                          re.IGNORECASE | re.DOTALL)
@@ -69,6 +71,45 @@ def definer_routes(rows: Sequence[Sequence[Any]], login: str
         routes.append(f"definer {kind} {schema}.{name} (definer {account})")
         objects.add((str(schema), str(name)))
     return routes, frozenset(objects)
+
+
+# The routines a call can reach: in its database when written, else (for the rule's own text)
+# the current database, else (inside a body) any database. The body is NULL when the login may
+# not read it (MariaDB shows it to the definer and to logins with SELECT on mysql.proc).
+_ROUTINES = """
+SELECT routine_schema, routine_name, routine_type, routine_definition, security_type, definer
+FROM information_schema.routines
+WHERE LOWER(routine_name) IN ({names})
+ORDER BY routine_schema, routine_name, routine_type
+"""
+
+
+def routines(cursor: Any, calls: Sequence[Call], nested: bool) -> list[tuple[Call, Routine]]:
+    """The stored functions and procedures each call can reach, with their bodies."""
+    if not calls:
+        return []
+    names = sorted({call.name.lower() for call in calls})
+    cursor.execute(_ROUTINES.format(names=", ".join(["%s"] * len(names))), names)
+    rows = cursor.fetchall()
+    cursor.execute("SELECT CURRENT_USER(), DATABASE()")
+    login, database = cursor.fetchall()[0]
+    me = _account(str(login))
+    found: list[tuple[Call, Routine]] = []
+    for schema, name, kind, body, security, definer in rows:
+        account = _account(str(definer))
+        runs_as_other = str(security).upper() == "DEFINER" and account != me
+        routine = Routine(
+            key=f"{schema}.{name}.{kind}".lower(), shown=f"{schema}.{name}",
+            body=None if body is None else str(body),
+            definer=(f"runs as definer {account}, whose grants the login cannot read"
+                     if runs_as_other else None))
+        for call in calls:
+            if call.name.lower() != str(name).lower():
+                continue
+            where = call.schema if call.schema is not None else (None if nested else database)
+            if where is None or str(where).lower() == str(schema).lower():
+                found.append((call, routine))
+    return found
 
 
 def inspect(cursor: Any) -> tuple[list[str], frozenset[tuple[str, ...]]]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from packata_sql.sessions.calls import Call, Routine
+from packata_sql.sessions.calls import DYNAMIC, MAX_ROUTINES, Call, Routine
 
 #: Predefined roles whose members act outside the transaction.
 RISKY_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program",
@@ -231,15 +231,68 @@ def routines(cursor: Any, calls: Sequence[Call], nested: bool, server_version: i
     for ordinal, oid, schema, name, language, text, powerful in cursor.fetchall():
         found.append((calls[int(ordinal) - 1], Routine(
             key=str(oid), shown=f"{schema}.{name}", body=None if text is None else str(text),
-            opaque=language in OPAQUE_LANGUAGES, powerful_definer=bool(powerful),
+            opaque=language in OPAQUE_LANGUAGES,
+            definer="runs as a definer whose owner can do more than read" if powerful else None,
             language=str(language), readable_language=language in READABLE_LANGUAGES)))
     return found
+
+
+def _body_pattern() -> str:
+    """A PostgreSQL regex (no backslashes: it travels inside a Jinja string) matching, as a
+    word, a denied function or statement, or dynamic SQL."""
+    from packata_sql.dialects.postgres import DENY
+
+    words = sorted({*DENY.functions, *DENY.statements, *DYNAMIC})
+    names = "|".join(w[:-1] + "[[:alnum:]_$]*" if w.endswith("*") else w for w in words)
+    return f"[[:<:]]({names})[[:>:]]"
+
+
+def unfollowed_calls_sql() -> str:
+    """One statement for the dbt runtime, whose Jinja cannot run the lexer: given the names a
+    rule calls (one text[] parameter), true when a function with a body it reaches by name
+    (transitively, any schema, names matched as substrings: more, never fewer; the set of
+    functions is finite, so the walk ends) holds a denied word or dynamic SQL, a `U&` name, is
+    in a language other than SQL and PL/pgSQL, runs as a more powerful definer, or more than
+    MAX_ROUTINES are reached. Stricter than `calls.follow` (words in strings and comments
+    count), never looser."""
+    body = "pg_catalog.lower(pg_catalog.pg_get_functiondef(p.oid))"
+    sql = f"""
+WITH RECURSIVE reached(oid) AS (
+    SELECT p.oid FROM pg_catalog.pg_proc p
+    JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+    WHERE p.proname = ANY(%s::text[]) AND l.lanname NOT IN ('internal', 'c')
+      AND p.prokind IN ('f', 'p')
+  UNION
+    SELECT q.oid
+    FROM reached r
+    JOIN pg_catalog.pg_proc p ON p.oid = r.oid
+    JOIN pg_catalog.pg_proc q ON pg_catalog.strpos({body}, pg_catalog.lower(q.proname)) > 0
+    JOIN pg_catalog.pg_language l ON l.oid = q.prolang
+    WHERE l.lanname NOT IN ('internal', 'c') AND q.prokind IN ('f', 'p')
+)
+SELECT (SELECT pg_catalog.count(*) FROM reached) > {MAX_ROUTINES}
+    OR EXISTS (
+        SELECT 1 FROM reached r
+        JOIN pg_catalog.pg_proc p ON p.oid = r.oid
+        JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+        JOIN pg_catalog.pg_roles o ON o.oid = p.proowner
+        WHERE l.lanname NOT IN ('sql', 'plpgsql')
+           OR {body} ~ '{_body_pattern()}'
+           OR pg_catalog.strpos({body}, 'u&') > 0
+           OR (p.prosecdef AND NOT pg_catalog.pg_has_role(current_user, p.proowner, 'MEMBER')
+               AND {_POWERFUL_OWNER.replace('%(risky)s', _risky_array())}))
+"""
+    return " ".join(sql.split())
+
+
+def _risky_array() -> str:
+    return "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_FUNCTIONS) + "]::name[]"
 
 
 def any_route_sql() -> str:
     """One statement, a row of booleans (any true: a route), built from the queries `inspect`
     runs, for a caller that can run only one statement and no parameters (the dbt runtime)."""
-    risky = "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_FUNCTIONS) + "]::name[]"
+    risky = _risky_array()
     risky_roles = "ARRAY[" + ", ".join(f"'{name}'" for name in RISKY_ROLES) + "]::name[]"
     roles = (f"SELECT 1 FROM ({_ROLES}) AS r(name, is_login, su, repl, bypass) "
              f"WHERE su OR repl OR bypass OR name = ANY({risky_roles})")

@@ -74,7 +74,8 @@ def test_every_overload_is_followed_and_nested_calls_resolve_anywhere():
 
 def test_definers_opaque_code_unknown_languages_and_unreadable_bodies():
     cases = {
-        "d": (Routine("d", "s.d", "SELECT 1", powerful_definer=True),
+        "d": (Routine("d", "s.d", "SELECT 1",
+                      definer="runs as a definer whose owner can do more than read"),
               "runs as a definer whose owner can do more than read"),
         "py": (Routine("py", "s.py", "import os", language="plpython3u",
                        readable_language=False),
