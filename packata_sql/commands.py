@@ -129,11 +129,12 @@ def _with_drift_rules(args: argparse.Namespace, contract: Contract) -> Contract:
     declared = getattr(args, "schema_drift", False) or contract.schema_drift is not None
     if not (declared or baseline):
         return contract
-    try:
-        overrides = parse_overrides(f"{k}={v}" for k, v in
-                                    contract.schema_drift or contract.drift_overrides)
-    except OverrideError as error:
-        raise UsageError(f"{contract.path}: customProperties schemaDrift: {error}") from None
+    overrides = {}
+    for change, level in contract.schema_drift or contract.drift_overrides:
+        try:
+            overrides.update(parse_overrides([f"{change}={level}"]))
+        except OverrideError:
+            continue  # the loader's `invalid-drift-override` finding: the run cannot pass
     try:
         overrides.update(parse_overrides(getattr(args, "drift", [])))
     except OverrideError as error:
@@ -202,14 +203,17 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
     emit_all(report, fmt, parse_outputs([output] if output else [], fmt), fail_on_warning=False)
 
 
-def _stop_on_misspellings(path: str, contract: Contract) -> bool:
-    """What stops `check` and `compile` before connecting (a misspelt metric or constraint key,
-    an invalid drift override: exit 3). Lint reads ODCS only; False for other formats."""
+def _print_misspellings(path: str, contract: Contract) -> bool:
+    """What `check` and `compile` print first, before connecting (a misspelt metric or key, an
+    invalid drift override, …: fast feedback with file:line and the right spelling); the run
+    goes on, those rules skipped (SEMANTICS 1.2). Lint reads ODCS only; False for other
+    formats."""
     if dict(contract.declaration).get("format", "odcs") != "odcs":
         return False
-    from packata_sql.lint import lint_problems
+    from packata_sql.lint import first_lines
 
-    lint_problems(path, contract, fail_hard=True)
+    for line in first_lines(path, contract):
+        print(f"packata-sql: {line}", file=sys.stderr)
     return True
 
 
@@ -222,7 +226,7 @@ def check(args: argparse.Namespace) -> int:
     outputs = parse_outputs(args.output, fmt)
     declared = load_source(args.contract, args.odcs_between, args.declaration, args.object)
     contract = declared.contract
-    if _stop_on_misspellings(args.contract, contract):
+    if _print_misspellings(args.contract, contract):
         notice = schema_notice(args.contract, declared.loaded)
         if notice:
             print(f"packata-sql: {notice}", file=sys.stderr)
@@ -299,7 +303,7 @@ def compile_plans(args: argparse.Namespace) -> int:
     from packata_sql.render.json import dumps
 
     contract = load_contract(args.contract, args.odcs_between, args.declaration, args.object)
-    _stop_on_misspellings(args.contract, contract)  # a plan of a contract check refuses is none
+    _print_misspellings(args.contract, contract)  # the plan lists the findings too
     name = dialect_name(args.dialect) if args.dialect else contract_dialect(contract)
     if name is None or name not in COMPILE_DIALECTS:
         if not args.dialect:
