@@ -121,7 +121,8 @@ class _Reader:
             if kind == "property" and key in ALIASES:
                 self.findings.append(alias_finding(node, str(key), where, line))
                 continue
-            code, message, match = unknown_key(str(key), known, operator=kind == "quality",
+            spellings = known | frozenset(ALIASES) if kind == "property" else known
+            code, message, match = unknown_key(str(key), spellings, operator=kind == "quality",
                                                rule=rule_key is not None)
             unknown[str(key)] = match
             self.findings.append(Finding(code, message, where, level, rule_key, line))

@@ -124,12 +124,12 @@ def _declaration_lines(line: Lines, prop: Mapping[str, Any], options: Mapping[st
 
 def misspelt_constraints(prop: Mapping[str, Any]) -> dict[str, str]:
     """Keys no ODCS version defines whose closest known key declares a constraint
-    (`requird` → `required`), each with that key."""
+    (`requird` → `required`, `isUniqe` → `isUnique`), each with that key."""
     from packata_sql.contracts.odcs_schema import known_keys
 
     known = known_keys().property | frozenset(ALIASES)
     return {key: match for key, match in _closest(prop, known).items()
-            if match in CONSTRAINT_KEYS}
+            if match in CONSTRAINT_KEYS or match in ALIASES}
 
 
 def misspelt_options(options: Mapping[str, Any]) -> dict[str, str]:
