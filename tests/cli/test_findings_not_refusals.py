@@ -196,3 +196,12 @@ def test_lint_still_exits_3_on_any_of_them(write):
     assert done.returncode == 3
     assert "c.yaml:1: error catalog-version-mismatch" in done.stdout
     assert "c.yaml:10: error unknown-key" in done.stdout
+
+
+def test_a_misspelt_unit_skips_its_rule_with_the_right_spelling(write):
+    body = BODY + ("        quality:\n          - {id: nulls, metric: nullValues, unit: percnt, "
+                   "mustBeLessThan: 5}\n")
+    code, report, stderr = check(write(body))
+    assert (code, statuses(report)["nulls"]) == (2, ("skipped", "unknown-unit"))
+    assert ("c.yaml:18: error unknown-unit at schema[0].properties[0].quality[0]: 'unit' must "
+            "be 'rows' or 'percent', not 'percnt'; did you mean 'percent'?") in stderr
