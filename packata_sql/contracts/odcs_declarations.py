@@ -169,6 +169,10 @@ def nested_constraints(findings: list[Finding], line: Lines, prop: Mapping[str, 
                        where: str, yaml_path: YamlPath) -> None:
     """Nested properties are no columns: what they declare is reported, not dropped."""
     declared = [key for key in _CONSTRAINT_KEYS if prop.get(key) not in (None, False, {})]
+    for alias, (_, inverted) in ALIASES.items():  # another tool's spelling (isUnique, …)
+        value = prop.get(alias)
+        if (not value if inverted and isinstance(value, bool) else value) not in (None, False):
+            declared.append(alias)
     if declared:
         findings.append(Finding(
             "nested-constraint-not-checked",

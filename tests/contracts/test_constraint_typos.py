@@ -113,3 +113,19 @@ def test_typos_on_nested_properties_are_findings_that_keep_the_run_from_passing(
     assert not skipped(contract)
     assert [(f.code, f.level, f.rule_key) for f in contract.findings
             if "requird" in f.message] == [("unknown-key", Level.ERROR, None)]
+
+
+def test_other_spellings_on_nested_properties_are_named_as_not_checked(tmp_path):
+    """Issue 19 item 4: `isUnique` is read as `unique`, and on a nested property that is not
+    checked yet: the warning names it, as it names `unique`."""
+    contract = load(tmp_path, """\
+        - name: id
+          logicalType: object
+          properties:
+            - name: inner
+              isUnique: true
+              isNullable: false
+        """)
+    nested = [f for f in contract.findings if f.code == "nested-constraint-not-checked"]
+    assert [(f.message, f.line) for f in nested] == [
+        ("isUnique, isNullable on a nested property is not checked yet", 13)]
