@@ -289,7 +289,7 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
                    exact_object=bool(_text(obj.get("physicalName"))))
     _read_quality(reader, obj, scope)
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
-    schema_object = SchemaObject(name, physical, _declared(reader, obj, where, "properties"),
+    schema_object = SchemaObject(name, physical, _declared(reader, obj, yaml_path, where, "properties"),
                                  where, reader.line(yaml_path),
                                  bool(_text(obj.get("physicalName"))))
     misspelt = reader.read_misspelt(unknown, where, yaml_path)
@@ -303,20 +303,19 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
             continue
         _read_properties(reader, obj.get(key), scope, top_level=True, key=key)
         if name:
-            shadow = replace(schema_object, properties=_declared(reader, obj, where, key))
+            shadow = replace(schema_object, properties=_declared(reader, obj, yaml_path, where, key))
             rules, findings = constraint_rules(shadow, reader.keys)
             reader.rules.extend(rules)
             reader.findings.extend(findings)
     return schema_object
 
 
-def _declared(reader: _Reader, obj: Mapping[str, Any], where: str,
+def _declared(reader: _Reader, obj: Mapping[str, Any], yaml_path: Path, where: str,
               key: str) -> tuple[SchemaProperty, ...]:
     """What the object's top-level properties (under `key`) declare about permitted data."""
-    index = int(where[len("schema["):-1])
     properties = obj.get(key)
     return tuple(
-        schema_property(reader.line, p, ("schema", index, key, i), f"{where}.{key}[{i}]")
+        schema_property(reader.line, p, (*yaml_path, key, i), f"{where}.{key}[{i}]")
         for i, p in enumerate(properties if isinstance(properties, list) else [])
         if isinstance(p, dict) and _text(p.get("name"))
     )
