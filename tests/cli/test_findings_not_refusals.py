@@ -205,3 +205,22 @@ def test_a_misspelt_unit_skips_its_rule_with_the_right_spelling(write):
     assert (code, statuses(report)["nulls"]) == (2, ("skipped", "unknown-unit"))
     assert ("c.yaml:18: error unknown-unit at schema[0].properties[0].quality[0]: 'unit' must "
             "be 'rows' or 'percent', not 'percnt'; did you mean 'percent'?") in stderr
+
+
+def test_odcs_30_rule_names_stay_accepted_and_min_check_is_no_metric(write):
+    """ODCS 3.0.2's `rule` examples (duplicateCount, validValues, rowCount) are measured;
+    `minCheck` is in no ODCS version: a finding on its rule only."""
+    body = BODY.replace("{id: EXTRA, metric: rowCount, mustBe: 3}",
+                        "{id: EXTRA, rule: minCheck, mustBe: 3}") \
+        .replace("{id: counted, metric: rowCount", "{id: counted, rule: rowCount") + (
+        "        quality:\n"
+        "          - {id: dups, rule: duplicateCount, mustBe: 0}\n"
+        "      - name: status\n"
+        "        quality:\n"
+        "          - {id: known, rule: validValues, validValues: [new, null], mustBe: 0}\n")
+    code, report, _ = check(write(body, version="v3.0.2"))
+    assert code == 2
+    found = statuses(report)
+    assert {k: found[k] for k in ("counted", "dups", "known", "EXTRA")} == {
+        "counted": ("passed", None), "dups": ("passed", None), "known": ("passed", None),
+        "EXTRA": ("skipped", "unknown-metric")}
