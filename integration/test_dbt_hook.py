@@ -250,3 +250,37 @@ def test_an_unknown_fail_on_value_is_refused(project: Project) -> None:
     assert outcome.statuses == {"orders": "error"}
     assert "packata_sql_fail_on is error or warning" in outcome.messages["orders"]
     assert outcome.results == []
+
+
+def test_an_unknown_metric_and_key_skip_only_their_rules(project: Project,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19 item 3, the gate: `dbt generate` plans a contract with an unknown metric and an
+    unknown object key (printing both, exit 0); the hook skips the misspelt rule, measures the
+    others, and the model is undecided, as `check` ends incomplete."""
+    contract = project.root / CONTRACT
+    original = contract.read_text(encoding="utf-8")
+    try:
+        contract.write_text(original.replace(
+            "      - id: orders_not_empty\n",
+            "      - id: orders_counted\n        metric: rowCounts\n        mustBeGreaterThan: 0\n"
+            "      - id: orders_not_empty\n", 1).replace(
+            "    physicalName: orders\n", "    physicalName: orders\n    descripton: x\n", 1),
+            encoding="utf-8")
+        capsys.readouterr()
+        assert project.generate() == 0
+        printed = capsys.readouterr().err
+        assert "unknown-metric" in printed and "did you mean 'rowCount'?" in printed
+        assert "unknown-key" in printed and "did you mean 'description'?" in printed
+        outcome = project.invoke("--select", "orders")
+        assert outcome.success  # undecided models warn unless packata_sql_incomplete is error
+        assert outcome.rules()["orders_counted"] == ("skipped", None, "unknown-metric")
+        assert library_passed(outcome)
+        assert any("orders_counted skipped unknown-metric" in w and "unknown-key at schema[0]" in w
+                   for w in outcome.warnings), outcome.warnings
+        blocked = project.invoke("--select", "orders",
+                                 variables={"packata_sql_incomplete": "error"})
+        assert blocked.statuses == {"orders": "error"}
+        assert "unknown-key at schema[0]" in blocked.messages["orders"]
+    finally:
+        contract.write_text(original, encoding="utf-8")
+        assert project.generate() == 0

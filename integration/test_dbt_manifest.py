@@ -75,6 +75,32 @@ def test_a_failed_model_is_not_checked(project: Project, tmp_path: Path) -> None
     assert code == 2
 
 
+def test_an_unknown_metric_skips_only_its_rule(project: Project, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19 item 3, manifest mode: the misspelling is printed, its rule is skipped and the
+    rules of the models dbt built are measured (no exit 3 before connecting)."""
+    hook = project.invoke("--select", "orders")
+    assert hook.success
+    contract = project.root / CONTRACT
+    original = contract.read_text(encoding="utf-8")
+    try:
+        contract.write_text(original.replace(
+            "      - id: orders_not_empty\n",
+            "      - id: orders_counted\n        metric: rowCounts\n        mustBeGreaterThan: 0\n"
+            "      - id: orders_not_empty\n", 1), encoding="utf-8")
+        capsys.readouterr()
+        code, report = path2(project, tmp_path, "--param", "min_amount=0")
+        printed = capsys.readouterr().err
+    finally:
+        contract.write_text(original, encoding="utf-8")
+    assert code == 2
+    assert "error unknown-metric" in printed and "did you mean 'rowCount'?" in printed
+    statuses = by_key(report)
+    assert statuses["orders_counted"] == ("skipped", "unknown-metric")
+    assert statuses["orders_not_empty"] == ("passed", None)
+    assert statuses["order_id_unique"] == ("passed", None)
+
+
 def test_an_old_manifest_is_refused(project: Project, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "target").mkdir()

@@ -8,7 +8,16 @@ from fractions import Fraction
 from typing import Any
 
 from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
-from packata_sql.contracts.model import Category, Constraint, Finding, Library, Predicate, Rule, Severity
+from packata_sql.contracts.model import (
+    Category,
+    Constraint,
+    Finding,
+    Level,
+    Library,
+    Predicate,
+    Rule,
+    Severity,
+)
 from packata_sql.values import to_decimal
 
 FORMAT = "packata-sql/report@1"
@@ -125,8 +134,17 @@ class Report:
     def complete(self) -> bool:
         if not self.executed:  # a contract that checks nothing never passes
             return False
+        if self.blocking_findings:  # e.g. an unknown key on an object: the run cannot pass
+            return False
         return all(r.status in (Status.PASSED, Status.FAILED) or self._accepted(r)
                    for r in self.results)
+
+    @property
+    def blocking_findings(self) -> tuple[Finding, ...]:
+        """Error findings that name no rule (an unknown key on an object or the document, an
+        unsupported apiVersion, a duplicate rule id): no single rule is skipped for them, yet
+        the run cannot pass (SEMANTICS 1.2)."""
+        return tuple(f for f in self.findings if f.level is Level.ERROR and f.rule_key is None)
 
     def _accepted(self, result: RuleResult) -> bool:
         return self.accept_unexecutable and result.descriptive and result.status is Status.SKIPPED

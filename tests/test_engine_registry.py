@@ -254,8 +254,8 @@ engines.ENGINES = tuple(spec for spec in engines.ENGINES if spec != removed)
 import io, contextlib, importlib.util
 from packata_sql import dialects
 from packata_sql import api
-from packata_sql.cli.main import doctor
-from packata_sql.cli.main import main as cli
+from packata_sql.cli import doctor
+from packata_sql.cli import main as cli
 from packata_sql.plans import planner
 from packata_sql.sessions import base as session
 from packata_sql.sessions import endpoint

@@ -212,7 +212,12 @@ class MetricHandler:
                     "unknown-argument", f"'{self.name}' takes no argument '{key}'{hint}"
                 ))
         if rule.unit not in UNITS:
-            findings.append(site.finding("unknown-unit", "'unit' must be 'rows' or 'percent'"))
+            from packata_sql.spelling import closest
+
+            match = closest(rule.unit, UNITS)
+            hint = f"; did you mean '{match}'?" if match else ""
+            findings.append(site.finding(
+                "unknown-unit", f"'unit' must be 'rows' or 'percent', not '{rule.unit}'{hint}"))
         elif rule.unit == "percent" and not self.percent:
             findings.append(site.finding(
                 "unit-not-supported", f"'{self.name}' is a count of rows; 'percent' does not apply"

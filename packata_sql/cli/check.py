@@ -65,14 +65,17 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
     emit_all(report, fmt, parse_outputs([output] if output else [], fmt), fail_on_warning=False)
 
 
-def _stop_on_misspellings(path: str, contract: Contract) -> bool:
-    """What stops `check` and `compile` before connecting (a misspelt metric or constraint key,
-    an invalid drift override: exit 3). Lint reads ODCS only; False for other formats."""
+def print_misspellings(path: str, contract: Contract) -> bool:
+    """What `check` and `compile` print first, before connecting (a misspelt metric or key, an
+    invalid drift override, …: fast feedback with file:line and the right spelling); the run
+    goes on, those rules skipped (SEMANTICS 1.2). Lint reads ODCS only; False for other
+    formats."""
     if dict(contract.declaration).get("format", "odcs") != "odcs":
         return False
-    from packata_sql.cli.lint import lint_problems
+    from packata_sql.cli.lint import first_lines
 
-    lint_problems(path, contract, fail_hard=True)
+    for line in first_lines(path, contract):
+        print(f"packata-sql: {line}", file=sys.stderr)
     return True
 
 
@@ -86,7 +89,7 @@ def check_command(args: argparse.Namespace) -> int:
     declared = api.load_source(args.contract, declaration=args.declaration,
                                object_name=args.object, odcs_between=args.odcs_between)
     contract = declared.contract
-    if _stop_on_misspellings(args.contract, contract):
+    if print_misspellings(args.contract, contract):
         notice = schema_notice(args.contract, declared.loaded)
         if notice:
             print(f"packata-sql: {notice}", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from packata_sql import api
-from packata_sql.cli.check import _stop_on_misspellings
+from packata_sql.cli.check import print_misspellings
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.errors import UsageError
 
@@ -18,7 +18,7 @@ def compile_command(args: argparse.Namespace) -> int:
 
     contract = api.load(args.contract, declaration=args.declaration, object_name=args.object,
                         odcs_between=args.odcs_between)
-    _stop_on_misspellings(args.contract, contract)  # a plan of a contract check refuses is none
+    print_misspellings(args.contract, contract)  # the plan lists the findings too
     name = api.dialect_name(args.dialect) if args.dialect else api.contract_dialect(contract)
     if name is None or name not in COMPILE_DIALECTS:
         if not args.dialect:

@@ -18,11 +18,15 @@ from packata_sql.errors import UsageError
 if TYPE_CHECKING:
     import jsonschema_rs
 
-#: Misspellings found before connecting: `check` stops on them with exit 3.
-SPELLING = frozenset({"unknown-metric", "unknown-argument", "unknown-operator"})
-#: Everything `check` stops on before connecting (exit 3), as `lint` reports it: misspellings,
-#: including a constraint key or logicalTypeOptions key, and an invalid drift override.
-STOPS_CHECK = SPELLING | {"unknown-constraint-key", "unknown-option", "invalid-drift-override"}
+#: Misspellings: metric, argument, operator, unit.
+SPELLING = frozenset({"unknown-metric", "unknown-argument", "unknown-operator", "unknown-unit"})
+#: What `check` and `compile` print first, before connecting, as `lint` reports it
+#: (misspellings, including any unknown key, an invalid drift override, an unsupported
+#: apiVersion, a duplicate rule id). Each is a finding: its rules are skipped (or the run
+#: cannot pass) and every other rule runs (SEMANTICS 1.2).
+PRINTED_FIRST = SPELLING | {"unknown-constraint-key", "unknown-option", "unknown-key",
+                            "invalid-drift-override", "catalog-version-mismatch",
+                            "duplicate-id"}
 
 
 @dataclass(frozen=True)
@@ -117,16 +121,21 @@ def distinct(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
 
 
-def lint_problems(path: str, contract: Contract, *, fail_hard: bool = False) -> list[Problem]:
-    """For `check`: misspelt metrics, arguments, operators, constraint keys and options, and
-    invalid drift overrides stop the run before connecting (exit 3); other problems are left
-    to the run's report."""
-    problems = own_problems(contract)
-    stops = sorted((p for p in problems if p.code in STOPS_CHECK), key=lambda p: p.line or 0)
-    if fail_hard and stops:
-        raise UsageError("\n".join(_format(path, p) for p in stops)
-                         + f"\n(fix them; `packata-sql lint {path}` lists every problem)")
-    return problems
+def lint_problems(path: str, contract: Contract) -> list[Problem]:
+    """The loader's and the compiler's problems, as `lint` prints them."""
+    return own_problems(contract)
+
+
+def first_lines(path: str, contract: Contract) -> list[str]:
+    """For `check` and `compile`: misspellings and the other PRINTED_FIRST problems, each with
+    file:line and the closest spelling, to print before connecting. The run goes on."""
+    problems = sorted((p for p in lint_problems(path, contract) if p.code in PRINTED_FIRST
+                       and p.level == Level.ERROR.value), key=lambda p: p.line or 0)
+    if not problems:
+        return []
+    return [*(_format(path, p) for p in problems),
+            f"(these rules are skipped and the run cannot pass; the other rules run; "
+            f"`packata-sql lint {path}` lists every problem)"]
 
 
 def schema_notice(path: str, loaded: Loaded | None) -> str | None:
@@ -163,7 +172,7 @@ def lint_command(args: argparse.Namespace) -> int:
     for problem in problems:
         print(_format(args.contract, problem))
     errors = sum(1 for p in problems if p.level == Level.ERROR.value)
-    warnings = len(problems) - errors
+    warnings = sum(1 for p in problems if p.level == Level.WARNING.value)
     executable = _executable(contract)
     print(f"{args.contract}: {errors} error(s), {warnings} warning(s), "
           f"{len(contract.rules)} rule(s) of which {executable} executable")

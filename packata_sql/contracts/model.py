@@ -25,10 +25,13 @@ class Severity(Enum):
 
 
 class Level(Enum):
-    """An error finding blocks its rule; a warning does not."""
+    """An error finding blocks its rule (one that names no rule keeps the run from passing);
+    a warning does not; an info finding says how a declaration was read (another version's
+    or tool's spelling of an ODCS 3 key) and changes nothing."""
 
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
 
 
 class Operator(Enum):

@@ -7,7 +7,7 @@ unknown keys silently, and users need to hear about a typo such as `mustBeLesTha
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from packata_sql.contracts.constraints import constraint_rules
@@ -22,6 +22,7 @@ from packata_sql.contracts.model import (
     Library,
     Rule,
     SchemaObject,
+    SchemaProperty,
     Server,
     Severity,
     Site,
@@ -30,7 +31,9 @@ from packata_sql.contracts.model import (
     Text,
 )
 from packata_sql.contracts.odcs_declarations import (
+    ALIASES,
     YamlPath,
+    alias_finding,
     misspelt_constraints,
     nested_constraints,
     schema_drift,
@@ -38,7 +41,7 @@ from packata_sql.contracts.odcs_declarations import (
 )
 from packata_sql.contracts.odcs_declarations import freeze as _freeze
 from packata_sql.contracts.odcs_declarations import text as _text
-from packata_sql.contracts.odcs_schema import known_keys
+from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 
 Path = YamlPath
@@ -91,20 +94,80 @@ class _Reader:
     rules: list[Rule] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     keys: set[str] = field(default_factory=set)
+    #: Explicit rule `id`s and the keys of the rules that gave them, in order.
+    ids: dict[str, list[str]] = field(default_factory=dict)
+    #: Lists under a misspelt `quality`/`properties` key: every rule read from under the path
+    #: is skipped with the key's finding.
+    misspelt_lists: list[tuple[str, Finding]] = field(default_factory=list)
 
     def line(self, yaml_path: Path) -> int | None:
         return self.loaded.line(yaml_path)
 
     def warn_unknown(self, node: Mapping[str, Any], kind: str, where: str,
-                     yaml_path: Path, reported: Collection[str] = ()) -> None:
+                     yaml_path: Path, reported: Collection[str] = (),
+                     rule_key: str | None = None) -> dict[str, str | None]:
         """`kind` is a field of KnownKeys: top, object, property, quality or server; keys in
-        `reported` have their own finding (a misspelt constraint key)."""
+        `reported` have their own finding (a misspelt constraint key). An unknown key on a
+        rule (`rule_key`) skips that rule; on the document, an object or a property it keeps
+        the run from passing; on a server it is a warning (servers carry vendor settings).
+        Returns each unknown key with its closest known spelling."""
         known = getattr(known_keys(), kind) | _EXTRA_KEYS.get(kind, frozenset())
+        level = Level.WARNING if kind == "server" else Level.ERROR
+        unknown: dict[str, str | None] = {}
         for key in node:
-            if key not in known and key not in reported:
-                code, message = unknown_key(str(key), known, operator=kind == "quality")
-                self.findings.append(Finding(code, message, where, Level.WARNING,
-                                             line=self.line((*yaml_path, key))))
+            if key in known or key in reported:
+                continue
+            line = self.line((*yaml_path, key))
+            if kind == "property" and key in ALIASES:
+                self.findings.append(alias_finding(node, str(key), where, line))
+                continue
+            spellings = known | frozenset(ALIASES) if kind == "property" else known
+            code, message, match = unknown_key(str(key), spellings, operator=kind == "quality",
+                                               rule=rule_key is not None)
+            unknown[str(key)] = match
+            self.findings.append(Finding(code, message, where, level, rule_key, line))
+        return unknown
+
+    def read_misspelt(self, unknown: Mapping[str, str | None], where: str,
+                      yaml_path: Path) -> list[tuple[str, str]]:
+        """The unknown keys spelt close to `quality` or `properties`, with that key: their
+        rules are read (so none is dropped silently) and skipped."""
+        found = [(key, match) for key, match in unknown.items()
+                 if match in ("quality", "properties")]
+        for key, match in found:
+            self.misspelt_lists.append((f"{where}.{key}", Finding(
+                "unknown-key", f"this rule is written under '{key}', which no ODCS version "
+                f"defines; did you mean '{match}'? (the rule is not run)", where,
+                line=self.line((*yaml_path, key)))))
+        return found
+
+    def skip_misspelt(self) -> None:
+        """Every rule read from under a misspelt list key is skipped with its finding."""
+        for prefix, finding in self.misspelt_lists:
+            for rule in self.rules:
+                if rule.source_path.startswith(f"{prefix}["):
+                    self.findings.append(replace(finding, source_path=rule.source_path,
+                                                 rule_key=rule.key, line=rule.line))
+
+    def distinct_ids(self) -> None:
+        """Two rules with the same `id`: both are measured, each keyed by its source path,
+        and a `duplicate-id` finding keeps the run from passing (SEMANTICS 1.2)."""
+        renamed: dict[str, str] = {}
+        for rule_id, keys in self.ids.items():
+            if len(keys) < 2:
+                continue
+            paths = [r.source_path for r in self.rules if r.key in keys]
+            renamed[keys[0]] = next(r.source_path for r in self.rules if r.key == keys[0])
+            self.findings.append(Finding(
+                "duplicate-id", f"rule id '{rule_id}' is given to {len(keys)} rules "
+                f"({', '.join(paths)}); each is reported under its source path, and the run "
+                "cannot pass until the ids are distinct", paths[0],
+                line=next(r.line for r in self.rules if r.key == keys[0])))
+        if not renamed:
+            return
+        self.rules = [replace(r, key=renamed.get(r.key, r.key)) for r in self.rules]
+        self.findings = [replace(f, rule_key=renamed.get(f.rule_key, f.rule_key))
+                         if f.rule_key is not None else f for f in self.findings]
 
 
 def load_odcs(path: str, *, inclusive_between: bool = False,
@@ -122,6 +185,14 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
             path, "not an ODCS v3 contract: 'apiVersion' must be v3.x", loaded.line(("apiVersion",)) or 1
         )
     reader = _Reader(loaded, path, inclusive_between)
+    if api_version.strip().lstrip("v") not in ODCS_VERSIONS:
+        from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION
+
+        reader.findings.append(Finding(
+            "catalog-version-mismatch", f"apiVersion '{api_version}' is not an ODCS version "
+            f"packata-sql reads (v{', v'.join(ODCS_VERSIONS)}); the rules are measured under "
+            f"catalog {CATALOG} {CATALOG_VERSION}, and the run cannot pass until apiVersion "
+            "names one of them", "apiVersion", line=loaded.line(("apiVersion",))))
     reader.warn_unknown(document, "top", "$", ())
     if document.get("kind", "DataContract") != "DataContract":
         reader.findings.append(Finding(
@@ -133,6 +204,8 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
+    reader.skip_misspelt()
+    reader.distinct_ids()
     accept = _accepts_unexecutable(reader, document.get("customProperties"))
     drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
@@ -141,16 +214,21 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
                     version=_metadata(document.get("version")))
 
 
-def unknown_key(key: str, known: frozenset[str], *, operator: bool) -> tuple[str, str]:
+def unknown_key(key: str, known: frozenset[str], *, operator: bool,
+                rule: bool) -> tuple[str, str, str | None]:
     """The finding for a key no ODCS version defines, with the closest known spelling; a
-    misspelt `mustBe…` operator is `unknown-operator` (the rule would have no expectation)."""
+    misspelt `mustBe…` operator is `unknown-operator` (the rule would have no expectation).
+    On a rule (`rule`) the rule is not run; elsewhere the run cannot pass."""
     from packata_sql.spelling import closest
 
     match = closest(key, known)
     hint = f"; did you mean '{match}'?" if match else ""
+    then = "the rule is not run" if rule else "it is not read, and the run cannot pass"
+    if not rule and match in ("quality", "properties"):
+        then = "every rule under it is skipped, and the run cannot pass"
     if operator and key.replace("_", "").lower().startswith("mustbe"):
-        return "unknown-operator", f"unknown operator '{key}' is ignored{hint}"
-    return "unknown-key", f"unknown key '{key}' is ignored{hint}"
+        return "unknown-operator", f"unknown operator '{key}'{hint} ({then})", match
+    return "unknown-key", f"unknown key '{key}'{hint} ({then})", match
 
 
 def _metadata(value: object) -> str | None:
@@ -201,7 +279,7 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
         reader.findings.append(Finding("invalid-object", "a schema entry must be a mapping", where,
                                        line=reader.line(yaml_path)))
         return None
-    reader.warn_unknown(obj, "object", where, yaml_path)
+    unknown = reader.warn_unknown(obj, "object", where, yaml_path)
     name = _text(obj.get("name"))
     physical = _text(obj.get("physicalName")) or name
     if not name:
@@ -211,39 +289,58 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
                    exact_object=bool(_text(obj.get("physicalName"))))
     _read_quality(reader, obj, scope)
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
-    properties = obj.get("properties")
-    declared = tuple(
-        schema_property(reader.line, p, (*yaml_path, "properties", i), f"{where}.properties[{i}]")
-        for i, p in enumerate(properties if isinstance(properties, list) else [])
-        if isinstance(p, dict) and _text(p.get("name"))
-    )
-    schema_object = SchemaObject(name, physical, declared, where, reader.line(yaml_path),
+    schema_object = SchemaObject(name, physical, _declared(reader, obj, yaml_path, where, "properties"),
+                                 where, reader.line(yaml_path),
                                  bool(_text(obj.get("physicalName"))))
+    misspelt = reader.read_misspelt(unknown, where, yaml_path)
     if name:
         rules, findings = constraint_rules(schema_object, reader.keys)
         reader.rules.extend(rules)
         reader.findings.extend(findings)
+    for key, match in misspelt:  # read as written, every rule skipped (skip_misspelt)
+        if match == "quality":
+            _read_quality(reader, obj, scope, key)
+            continue
+        _read_properties(reader, obj.get(key), scope, top_level=True, key=key)
+        if name:
+            shadow = replace(schema_object, properties=_declared(reader, obj, yaml_path, where, key))
+            rules, findings = constraint_rules(shadow, reader.keys)
+            reader.rules.extend(rules)
+            reader.findings.extend(findings)
     return schema_object
 
 
-def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level: bool) -> None:
+def _declared(reader: _Reader, obj: Mapping[str, Any], yaml_path: Path, where: str,
+              key: str) -> tuple[SchemaProperty, ...]:
+    """What the object's top-level properties (under `key`) declare about permitted data."""
+    properties = obj.get(key)
+    return tuple(
+        schema_property(reader.line, p, (*yaml_path, key, i), f"{where}.{key}[{i}]")
+        for i, p in enumerate(properties if isinstance(properties, list) else [])
+        if isinstance(p, dict) and _text(p.get("name"))
+    )
+
+
+def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level: bool,
+                     key: str = "properties") -> None:
+    """`key`: the list's key as written (a misspelt one is read too, its rules skipped)."""
     if raw is None:
         return
-    list_path = (*parent.yaml_path, "properties")
+    list_path = (*parent.yaml_path, key)
     if not isinstance(raw, list):
-        reader.findings.append(Finding("invalid-properties", "'properties' must be a list",
-                                       f"{parent.index_path}.properties",
+        reader.findings.append(Finding("invalid-properties", f"'{key}' must be a list",
+                                       f"{parent.index_path}.{key}",
                                        line=reader.line(list_path)))
         return
     for index, prop in enumerate(raw):
         yaml_path = (*list_path, index)
-        where = f"{parent.index_path}.properties[{index}]"
+        where = f"{parent.index_path}.{key}[{index}]"
         if not isinstance(prop, dict):
             reader.findings.append(Finding("invalid-property", "a property must be a mapping",
                                            where, line=reader.line(yaml_path)))
             continue
-        reader.warn_unknown(prop, "property", where, yaml_path,
-                            misspelt_constraints(prop) if top_level else ())
+        unknown = reader.warn_unknown(prop, "property", where, yaml_path,
+                                      misspelt_constraints(prop) if top_level else ())
         name = _text(prop.get("name"))
         if not name:
             reader.findings.append(Finding("missing-name", "a property needs a 'name'", where,
@@ -252,7 +349,7 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             parent.object_name,
             parent.physical_object,
             where,
-            f"{parent.name_path}.properties[{name or index}]",
+            f"{parent.name_path}.{key}[{name or index}]",
             yaml_path,
             (*parent.property_path, name),
             (_text(prop.get("physicalName")) or name) if top_level else parent.physical_property,
@@ -268,6 +365,12 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
         _read_map(reader, prop.get("map"), scope)
+        for misspelt, match in reader.read_misspelt(unknown, where, yaml_path):
+            if match == "quality":
+                _read_quality(reader, prop, scope, misspelt)
+            else:
+                _read_properties(reader, prop.get(misspelt), scope, top_level=False,
+                                 key=misspelt)
 
 
 def _read_map(reader: _Reader, raw: object, parent: _Scope) -> None:
@@ -308,25 +411,29 @@ def _read_items(reader: _Reader, raw: object, parent: _Scope,
     _read_map(reader, raw.get("map"), scope)
 
 
-def _read_quality(reader: _Reader, owner: Mapping[str, Any], scope: _Scope) -> None:
-    raw = owner.get("quality")
+def _read_quality(reader: _Reader, owner: Mapping[str, Any], scope: _Scope,
+                  key: str = "quality") -> None:
+    """`key`: the list's key as written (a misspelt one is read too, its rules skipped)."""
+    raw = owner.get(key)
     if raw is None:
         return
-    list_path = (*scope.yaml_path, "quality")
+    list_path = (*scope.yaml_path, key)
     if not isinstance(raw, list):
-        reader.findings.append(Finding("invalid-quality", "'quality' must be a list",
-                                       f"{scope.index_path}.quality", line=reader.line(list_path)))
+        reader.findings.append(Finding("invalid-quality", f"'{key}' must be a list",
+                                       f"{scope.index_path}.{key}", line=reader.line(list_path)))
         return
     for index, entry in enumerate(raw):
-        _read_rule(reader, entry, scope, index, (*list_path, index))
+        _read_rule(reader, entry, scope, index, (*list_path, index), key)
 
 
-def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_path: Path) -> None:
-    source_path = f"{scope.index_path}.quality[{index}]"
+def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_path: Path,
+               list_key: str = "quality") -> None:
+    source_path = f"{scope.index_path}.{list_key}[{index}]"
     line = reader.line(yaml_path)
     declared = entry if isinstance(entry, dict) else {}
-    key = _unique_key(reader, _text(declared.get("id")) or f"{scope.name_path}.quality[{index}]",
-                      source_path)
+    rule_id = _text(declared.get("id"))
+    key = _unique_key(reader, rule_id or f"{scope.name_path}.{list_key}[{index}]", source_path,
+                      explicit=bool(rule_id))
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
                     scope.physical_property, scope.logical_type, scope.nested,
@@ -335,7 +442,7 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))
         return
-    reader.warn_unknown(entry, "quality", source_path, yaml_path)
+    reader.warn_unknown(entry, "quality", source_path, yaml_path, rule_key=key)
     definition = _definition(reader, entry, site)
     expectations, problems = parse_expectations(
         entry, site, inclusive_between=reader.inclusive_between
@@ -406,11 +513,15 @@ def _severity(reader: _Reader, raw: object, site: Site) -> Severity:
     return found
 
 
-def _unique_key(reader: _Reader, wanted: str, source_path: str) -> str:
+def _unique_key(reader: _Reader, wanted: str, source_path: str, *, explicit: bool) -> str:
+    """`explicit`: `wanted` is the rule's own `id` (a second use is `duplicate-id`, reported
+    once every rule is read); else the key made from the rule's path."""
     key = wanted if wanted not in reader.keys else source_path
     if key in reader.keys:
         key = f"{source_path}#{len(reader.keys)}"
-    if wanted in reader.keys:
+    if explicit:
+        reader.ids.setdefault(wanted, []).append(key)
+    elif wanted in reader.keys:
         reader.findings.append(Finding(
             "duplicate-key", f"rule key '{wanted}' is used twice; this rule is keyed '{key}'",
             source_path, Level.WARNING, key,

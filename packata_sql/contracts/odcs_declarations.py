@@ -19,6 +19,38 @@ CONSTRAINT_KEYS = frozenset({"required", "unique", "primaryKey", "primaryKeyPosi
                              "logicalType", "logicalTypeOptions", "physicalType", "enum"})
 #: logicalTypeOptions keys packata-sql reads beyond the official schemas (README).
 _EXTRA_OPTIONS = frozenset({"validValues", "enum"})
+#: Property keys of other versions and tools that public contracts use, each with the ODCS 3
+#: key it means and whether its boolean reads inverted (`isNullable: false` is
+#: `required: true`). Read as that key, with an info finding.
+ALIASES = {"isUnique": ("unique", False), "isPrimaryKey": ("primaryKey", False),
+           "isNullable": ("required", True)}
+
+
+def alias_finding(prop: Mapping[str, Any], key: str, where: str, line: int | None) -> Finding:
+    """The info finding for a key of ALIASES: which ODCS 3 key it is read as (or why not)."""
+    odcs, inverted = ALIASES[key]
+    value = prop.get(key)
+    if prop.get(odcs) is not None:
+        return Finding("other-spelling", f"'{key}' is another spelling of ODCS 3 '{odcs}', "
+                       f"which is also given; '{odcs}' is used", f"{where}.{key}",
+                       Level.WARNING, line=line)
+    read = f"{odcs}: {str(not value if inverted else value).lower()}" \
+        if isinstance(value, bool) else odcs
+    return Finding("other-spelling", f"'{key}: {str(value).lower()}' is read as ODCS 3 "
+                   f"'{read}'", f"{where}.{key}", Level.INFO, line=line)
+
+
+def _flag(prop: Mapping[str, Any], key: str) -> tuple[object, str]:
+    """The value of a boolean constraint key, or of its other spelling when only that is
+    given; and the key it was written as."""
+    value = prop.get(key)
+    if value is not None:
+        return value, key
+    for alias, (odcs, inverted) in ALIASES.items():
+        if odcs == key and prop.get(alias) is not None:
+            given = prop[alias]
+            return (not given if inverted and isinstance(given, bool) else given), alias
+    return None, key
 
 
 def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
@@ -35,11 +67,11 @@ def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
     name = text(prop.get("name"))
     flags = {}
     for key in ("required", "unique", "primaryKey"):
-        value = prop.get(key)
+        value, written = _flag(prop, key)
         flags[key] = value is True
         if value is not None and not isinstance(value, bool):
-            problem(key, "invalid-constraint", f"'{key}' must be true or false; it is not "
-                    "checked", key)
+            problem(key, "invalid-constraint", f"'{written}' must be true or false; it is not "
+                    "checked", written)
     position = prop.get("primaryKeyPosition")
     if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
         problem("primaryKeyPosition", "invalid-constraint", "'primaryKeyPosition' must be an "
@@ -83,6 +115,8 @@ def _declaration_lines(line: Lines, prop: Mapping[str, Any], options: Mapping[st
                        yaml_path: YamlPath) -> tuple[tuple[str, int | None], ...]:
     """Where each key is written, so a rule and its findings point at that line."""
     found = [(str(key), line((*yaml_path, key))) for key in prop]
+    found += [(odcs, line((*yaml_path, alias))) for alias, (odcs, _) in ALIASES.items()
+              if alias in prop and odcs not in prop]
     found += [(f"logicalTypeOptions.{key}", line((*yaml_path, "logicalTypeOptions", key)))
               for key in options]
     return tuple(found)
@@ -90,12 +124,12 @@ def _declaration_lines(line: Lines, prop: Mapping[str, Any], options: Mapping[st
 
 def misspelt_constraints(prop: Mapping[str, Any]) -> dict[str, str]:
     """Keys no ODCS version defines whose closest known key declares a constraint
-    (`requird` → `required`), each with that key."""
+    (`requird` → `required`, `isUniqe` → `isUnique`), each with that key."""
     from packata_sql.contracts.odcs_schema import known_keys
 
-    known = known_keys().property
+    known = known_keys().property | frozenset(ALIASES)
     return {key: match for key, match in _closest(prop, known).items()
-            if match in CONSTRAINT_KEYS}
+            if match in CONSTRAINT_KEYS or match in ALIASES}
 
 
 def misspelt_options(options: Mapping[str, Any]) -> dict[str, str]:
@@ -135,6 +169,10 @@ def nested_constraints(findings: list[Finding], line: Lines, prop: Mapping[str, 
                        where: str, yaml_path: YamlPath) -> None:
     """Nested properties are no columns: what they declare is reported, not dropped."""
     declared = [key for key in _CONSTRAINT_KEYS if prop.get(key) not in (None, False, {})]
+    for alias, (_, inverted) in ALIASES.items():  # another tool's spelling (isUnique, …)
+        value = prop.get(alias)
+        if (not value if inverted and isinstance(value, bool) else value) not in (None, False):
+            declared.append(alias)
     if declared:
         findings.append(Finding(
             "nested-constraint-not-checked",

@@ -12,6 +12,9 @@ from importlib import resources
 from typing import Any
 
 SCHEMA_VERSIONS = ("3.0.2", "3.1.0", "3.2.0")
+#: The ODCS releases a contract's apiVersion may name (with or without the leading `v`);
+#: another is a `catalog-version-mismatch` finding.
+ODCS_VERSIONS = ("3.0.0", "3.0.1", "3.0.2", "3.1.0", "3.2.0")
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,7 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
     if not is_policy(document):
         raise SourceError(path, "not a JSON quality policy: it needs a 'rules' list")
     lines = _lines(text, path)
-    findings = [Finding("unknown-key", f"unknown key '{key}' is ignored", "$", Level.WARNING,
-                        line=lines((key,))) for key in document if key not in _TOP_KEYS]
+    findings = [_unknown_top_key(key, lines((key,))) for key in document if key not in _TOP_KEYS]
     name = target_object(document, path, object_name, lines)
     schema = ImpliedSchema(name)
     seen: dict[str, str] = {}
@@ -98,6 +97,17 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
     return Contract(path, tuple(rules), tuple(findings), objects=(schema.object(),),
                     drift_overrides=_schema_policy(path, lines, document.get("schema_policy")),
                     declaration=evidence)
+
+
+def _unknown_top_key(key: str, line: int | None) -> Finding:
+    """An unknown top-level key (`schema_polcy`) is not read: an error finding that keeps the
+    run from passing (SEMANTICS 1.2), with the closest key; rules run."""
+    from packata_sql.spelling import closest
+
+    match = closest(key, _TOP_KEYS)
+    hint = f"; did you mean '{match}'?" if match else ""
+    return Finding("unknown-key", f"unknown key '{key}'{hint} (it is not read, and the run "
+                   "cannot pass)", "$", Level.ERROR, line=line)
 
 
 def _read_rule(path: str, lines: Lines, index: int, entry: object, seen: dict[str, str],

@@ -28,6 +28,7 @@ from packata_sql.contracts.model import (
     Contract,
     Expectation,
     Finding,
+    Level,
     Library,
     Rule,
 )
@@ -197,5 +198,22 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
         "object": object_name,
         "model": model,
         "rules": [rule_document(r) for r in rules],
+        "findings": blocking_findings(contract, object_name),
         "dialects": documents,
     }
+
+
+def blocking_findings(contract: Contract, object_name: str) -> list[dict[str, str]]:
+    """Error findings that skip no single rule yet keep the run from passing (an unknown key on
+    the document or this object, an unsupported apiVersion, a duplicate rule id: SEMANTICS
+    1.2), as the hook reports them: the model is undecided, as `check` would end incomplete."""
+    obj = contract.object(object_name)
+    mine = obj.source_path if obj is not None else None
+
+    def applies(path: str) -> bool:
+        if not path.startswith("schema["):
+            return True  # the document's own keys
+        return mine is not None and (path == mine or path.startswith((f"{mine}.", f"{mine}[")))
+
+    return [{"code": f.code, "source_path": f.source_path} for f in contract.findings
+            if f.level is Level.ERROR and f.rule_key is None and applies(f.source_path)]

@@ -268,6 +268,7 @@
     {%- elif r.status in ('error', 'inconclusive', 'skipped') -%}{%- do incomplete.append(r.key ~ " " ~ r.status ~ (" " ~ r.diagnostic if r.diagnostic else "")) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- for f in plan.get('findings', []) -%}{%- do incomplete.append(f.code ~ " at " ~ f.source_path) -%}{%- endfor -%}
   {{ log("PACKATA_SQL_RUN " ~ tojson({"model": model.unique_id, "relation": this.render(), "read_only": state.read_only, "contract": plan.contract, "contract_sha256": plan.contract_sha256, "packata_sql": plan.packata_sql, "counts": counts}), info=false) }}
   {%- set summary = "packata-sql " ~ model.name ~ ": " ~ counts.passed ~ " passed, " ~ counts.failed ~ " failed, " ~ counts.error ~ " error, " ~ counts.inconclusive ~ " inconclusive, " ~ counts.skipped ~ " skipped (read-only: " ~ state.read_only ~ ")" -%}
   {%- if blocking -%}

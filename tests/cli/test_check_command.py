@@ -331,7 +331,7 @@ def test_internal_errors_exit_4_without_traceback_or_message(tmp_path, monkeypat
     # api is imported before runner.run is patched: importing it afterwards would bind the
     # broken run, and monkeypatch would "restore" that for every later in-process check.
     from packata_sql import api  # noqa: F401
-    from packata_sql.cli.main import main as cli
+    from packata_sql.cli import main as cli
     from packata_sql.run import runner
 
     def broken(*args, **kwargs):

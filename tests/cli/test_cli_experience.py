@@ -127,16 +127,27 @@ def test_missing_table_is_named_with_the_closest_name(shop):
     ("metric: nullValues\n", "metric: nulValues\n", 18),
     ("mustBeLessThan: 10", "mustBeLesThan: 10", 20),
 ])
-def test_misspellings_stop_check_before_connecting(shop, typo, fix, line):
-    contract, _ = shop
+def test_misspellings_are_printed_before_connecting_and_the_run_goes_on(shop, typo, fix, line):
+    """SEMANTICS 1.2 (issue 19 item 3): the fast feedback stays, the refusal goes."""
+    contract, url = shop
     contract.write_text(contract.read_text().replace(typo, fix))
-    # The URL points nowhere: exit 3 proves the run stopped before connecting.
+    # The URL points nowhere: the misspelling is printed before the connection is tried.
     done = packata("check", str(contract), "--url", "postgresql://x@127.0.0.1:1/db")
-    assert done.returncode == 3
+    assert done.returncode == 2, done.stderr
     right = typo.split(":")[0] if "mustBe" in typo else "nullValues"
-    assert f"{contract}:{line}:" in done.stderr
-    assert f"did you mean '{right}'?" in done.stderr
-    assert "cannot connect" not in done.stderr
+    lines = done.stderr.splitlines()
+    first = next(i for i, text in enumerate(lines) if f"{contract}:{line}:" in text)
+    assert f"did you mean '{right}'?" in lines[first]
+    assert first < next(i for i, text in enumerate(lines) if "cannot connect" in text)
+    # On the database, the misspelt rule is skipped and the others are measured.
+    ran = packata("check", str(contract), "--url", url, "--format", "json", "--progress", "none")
+    report = json.loads(ran.stdout)
+    quality = {r["key"]: r["status"] for r in report["rules"] if r["category"] == "quality"}
+    assert quality == {"schema[people].quality[0]": "passed",
+                       "schema[people].properties[name].quality[0]": "failed",
+                       "schema[people].properties[email].quality[0]": "skipped"}
+    assert report["outcome"] == "fail"
+    assert ran.returncode == 1  # the name rule's error-severity failure decides
 
 
 def test_an_unknown_argument_suggests_the_right_one(shop):

@@ -1,7 +1,8 @@
 """A typo or an invalid value in a constraint declaration never lets `check` pass (issue 11
 item 1, issue 14 item 1), as misspelt metrics and bad operands do not: a misspelt constraint or
-option key stops `check` before connecting (exit 3, like a misspelt metric), an invalid value
-skips its rule and the run ends incomplete (exit 2, like a bad operand). Real program, DuckDB."""
+option key is printed before connecting, with file:line and the right spelling, and skips its
+rule (issue 19 item 3: a finding, not a refusal); an invalid value skips its rule too; the
+other rules run and the run ends incomplete (exit 2). Real program, DuckDB."""
 
 from __future__ import annotations
 
@@ -85,24 +86,38 @@ def test_invalid_values_skip_their_rules_and_the_run_is_incomplete(tmp_path):
     assert "orders.id · required" in table.stdout and "· invalid" not in table.stdout
 
 
-def test_misspelt_constraint_and_option_keys_stop_check_before_connecting(tmp_path):
+def test_misspelt_constraint_and_option_keys_are_printed_first_and_skip_their_rules(tmp_path):
     path = contract(tmp_path, VALID.replace("required:", "requird:").replace("maxLength", "maxLenght"))
-    (tmp_path / "w.duckdb").unlink()  # a check that connected would say the file is missing
-    done = packata("check", "c.yaml", "--progress", "none", cwd=tmp_path)
-    assert done.returncode == 3, done.stdout + done.stderr
+    done = packata("check", "c.yaml", "--progress", "none", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.splitlines()[:2] == [
-        "packata-sql: error: c.yaml:13: error unknown-constraint-key at "
+        "packata-sql: c.yaml:13: error unknown-constraint-key at "
         "schema[0].properties[0].requird: unknown key 'requird'; did you mean 'required'? "
         "(the constraint is not checked)",
-        "c.yaml:18: error unknown-option at schema[0].properties[1].logicalTypeOptions."
-        "maxLenght: 'maxLenght' is not a logicalTypeOptions key; did you mean 'maxLength'?"]
-    assert not (tmp_path / "w.duckdb").exists()
+        "packata-sql: c.yaml:18: error unknown-option at schema[0].properties[1]."
+        "logicalTypeOptions.maxLenght: 'maxLenght' is not a logicalTypeOptions key; did you "
+        "mean 'maxLength'?"]
+    report = json.loads(done.stdout)
+    p = "schema[orders].properties"
+    statuses = {r["key"]: (r["status"], (r["diagnostic"] or {}).get("code"))
+                for r in report["rules"]}
+    assert statuses == {
+        f"{p}[id].logicalType": ("passed", None),
+        f"{p}[id].requird": ("skipped", "unknown-constraint-key"),
+        f"{p}[email].logicalType": ("passed", None),
+        f"{p}[email].logicalTypeOptions.maxLenght": ("skipped", "unknown-option"),
+        "schema[orders].primaryKey": ("passed", None),
+    }
+    assert report["outcome"] == "incomplete"
     linted = packata("lint", path.name, cwd=tmp_path)
     assert linted.returncode == 3
     assert "c.yaml:13: error unknown-constraint-key" in linted.stdout
     assert "c.yaml:18: error unknown-option" in linted.stdout
-    # compile refuses the same contract, with the same lines: no plan of a contract check refuses.
+    # compile plans the same contract and lists the same findings, with the same lines.
     compiled = packata("compile", path.name, "--dialect", "duckdb", "--format", "json",
                        cwd=tmp_path)
-    assert (compiled.returncode, compiled.stdout) == (3, "")
+    assert compiled.returncode == 0, compiled.stderr
     assert compiled.stderr.splitlines()[:2] == done.stderr.splitlines()[:2]
+    plan = json.loads(compiled.stdout)
+    assert {(f["code"], f["line"]) for f in plan["findings"]} >= {
+        ("unknown-constraint-key", 13), ("unknown-option", 18)}

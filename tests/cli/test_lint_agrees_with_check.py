@@ -1,14 +1,18 @@
-"""`lint` and `check` agree on what is an error (issue 14 item 6): what stops `check` before
-connecting is a `lint` error at its file:line, what `check` runs is no `lint` error, and each
-problem is printed once. Real program."""
+"""`lint` and `check` agree on what is an error (issue 14 item 6): what `check` prints before
+connecting is a `lint` error at its file:line (issue 19 item 3: printed, and the run goes on
+without passing), what `check` runs is no `lint` error, and each problem is printed once.
+Real program."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import duckdb
 
 from packata_sql.demo import user_contract
 
@@ -37,7 +41,7 @@ def _drift_contract(tmp_path: Path, level: str) -> Path:
     return path
 
 
-def test_an_invalid_drift_override_is_a_lint_error_and_stops_check_at_its_line(tmp_path):
+def test_an_invalid_drift_override_is_a_lint_error_and_printed_by_check_at_its_line(tmp_path):
     contract = _drift_contract(tmp_path, "compatibel")
     expected = (f"{contract}:15: error invalid-drift-override at "
                 "customProperties[0].value.field-removed: schemaDrift: drift classification for "
@@ -45,12 +49,18 @@ def test_an_invalid_drift_override_is_a_lint_error_and_stops_check_at_its_line(t
     linted = packata("lint", str(contract))
     assert linted.returncode == 3
     assert expected in linted.stdout.splitlines()
-    # Before connecting: the database file does not exist, and is not created.
-    missing = tmp_path / "absent.duckdb"
-    checked = packata("check", str(contract), "--url", f"duckdb:///{missing}", "--progress", "none")
-    assert checked.returncode == 3
-    assert expected in checked.stderr
-    assert not missing.exists()
+    database = tmp_path / "w.duckdb"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TABLE orders (id INTEGER)")
+    connection.close()
+    checked = packata("check", str(contract), "--url", f"duckdb:///{database}", "--progress",
+                      "none", "--format", "json")
+    assert f"packata-sql: {expected}" in checked.stderr.splitlines()
+    # The rules run (drift with the valid override), and the finding keeps the run from passing.
+    report = json.loads(checked.stdout)
+    assert {r["key"]: r["status"] for r in report["rules"]} == {
+        "schema[orders].properties[id].logicalType": "passed", "schema[orders].drift": "passed"}
+    assert (checked.returncode, report["outcome"]) == (2, "incomplete")
 
 
 def test_an_unknown_drift_change_names_the_changes(tmp_path):

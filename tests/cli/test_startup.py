@@ -14,7 +14,7 @@ import duckdb
 import pytest
 import yaml
 
-from packata_sql.cli.main import main as cli
+from packata_sql.cli import main as cli
 
 HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: s\nversion: 1.0.0\nstatus: active\n"
 CONTRACT = HEAD + textwrap.dedent("""\

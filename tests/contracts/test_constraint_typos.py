@@ -53,9 +53,10 @@ def test_misspelt_constraint_keys_are_skipped_rules_with_the_right_spelling(tmp_
     }
     finding = next(f for f in contract.findings if f.rule_key == f"{P}.requird")
     assert (finding.level, finding.source_path) == (Level.ERROR, "schema[0].properties[0].requird")
-    # An unknown key unlike any constraint key stays a warning; none is reported twice.
+    # An unknown key unlike any constraint key is an error naming no rule (the run cannot
+    # pass, SEMANTICS 1.2); none is reported twice.
     unknown = [(f.code, f.level, f.line) for f in contract.findings if f.code == "unknown-key"]
-    assert unknown == [("unknown-key", Level.WARNING, 15)]
+    assert unknown == [("unknown-key", Level.ERROR, 15)]
 
 
 def test_a_misspelt_option_suggests_the_option_and_is_skipped(tmp_path):
@@ -101,7 +102,7 @@ def test_invalid_values_are_skipped_rules_at_their_lines(tmp_path):
     assert "schema[orders].primaryKey" in {r.key for r in contract.rules} - set(blocked)
 
 
-def test_typos_on_nested_properties_stay_warnings(tmp_path):
+def test_typos_on_nested_properties_are_findings_that_keep_the_run_from_passing(tmp_path):
     contract = load(tmp_path, """\
         - name: id
           logicalType: object
@@ -110,5 +111,21 @@ def test_typos_on_nested_properties_stay_warnings(tmp_path):
               requird: true
         """)
     assert not skipped(contract)
-    assert [(f.code, f.level) for f in contract.findings if "requird" in f.message] == [
-        ("unknown-key", Level.WARNING)]
+    assert [(f.code, f.level, f.rule_key) for f in contract.findings
+            if "requird" in f.message] == [("unknown-key", Level.ERROR, None)]
+
+
+def test_other_spellings_on_nested_properties_are_named_as_not_checked(tmp_path):
+    """Issue 19 item 4: `isUnique` is read as `unique`, and on a nested property that is not
+    checked yet: the warning names it, as it names `unique`."""
+    contract = load(tmp_path, """\
+        - name: id
+          logicalType: object
+          properties:
+            - name: inner
+              isUnique: true
+              isNullable: false
+        """)
+    nested = [f for f in contract.findings if f.code == "nested-constraint-not-checked"]
+    assert [(f.message, f.line) for f in nested] == [
+        ("isUnique, isNullable on a nested property is not checked yet", 13)]

@@ -136,7 +136,9 @@ def test_paths_keys_and_lines_for_every_level(tmp_path):
     assert quality[1].target.nested and quality[2].target.nested
 
 
-def test_unknown_keys_are_warnings_with_lines(tmp_path):
+def test_unknown_keys_are_findings_with_lines(tmp_path):
+    """SEMANTICS 1.2: an unknown key on a rule skips that rule; on an object it names no rule
+    and keeps the run from passing."""
     contract = load(tmp_path, """
     schema:
       - name: t
@@ -145,11 +147,14 @@ def test_unknown_keys_are_warnings_with_lines(tmp_path):
           - metric: rowCount
             mustBeLesThan: 3
     """)
-    found = [(f.code, f.level, f.source_path, f.line, f.message) for f in contract.findings]
+    found = [(f.code, f.level, f.source_path, f.rule_key, f.line, f.message)
+             for f in contract.findings]
     assert found == [
-        ("unknown-key", Level.WARNING, "schema[0]", 9, "unknown key 'colour' is ignored"),
-        ("unknown-operator", Level.WARNING, "schema[0].quality[0]", 12,
-         "unknown operator 'mustBeLesThan' is ignored; did you mean 'mustBeLessThan'?"),
+        ("unknown-key", Level.ERROR, "schema[0]", None, 9,
+         "unknown key 'colour' (it is not read, and the run cannot pass)"),
+        ("unknown-operator", Level.ERROR, "schema[0].quality[0]", "schema[t].quality[0]", 12,
+         "unknown operator 'mustBeLesThan'; did you mean 'mustBeLessThan'? (the rule is not "
+         "run)"),
     ]
 
 
@@ -245,17 +250,22 @@ def test_missing_file(tmp_path):
         load_odcs(str(tmp_path / "absent.yaml"))
 
 
-def test_duplicate_ids_get_distinct_keys(tmp_path):
+def test_duplicate_ids_are_keyed_by_their_source_paths_with_a_finding(tmp_path):
+    """SEMANTICS 1.2: both rules are measured, each under its source path; the finding names
+    no rule (neither is skipped) and keeps the run from passing."""
     contract = load(tmp_path, """
     schema:
       - name: t
         quality:
           - {id: same, metric: rowCount, mustBe: 1}
           - {id: same, metric: rowCount, mustBe: 2}
+          - {id: other, metric: rowCount, mustBe: 2}
     """)
-    keys = [r.key for r in contract.rules]
-    assert keys[0] == "same" and keys[1] != "same" and len(set(keys)) == 2
-    assert [f.code for f in contract.findings] == ["duplicate-key"]
+    assert [r.key for r in contract.rules] == ["schema[0].quality[0]", "schema[0].quality[1]",
+                                               "other"]
+    assert [(f.code, f.level, f.rule_key, f.line) for f in contract.findings] == [
+        ("duplicate-id", Level.ERROR, None, 10)]
+    assert "schema[0].quality[0], schema[0].quality[1]" in contract.findings[0].message
 
 
 def test_byte_order_mark_and_crlf_lines_load(tmp_path):

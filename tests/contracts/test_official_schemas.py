@@ -105,7 +105,8 @@ def test_odcs_32_keys_load_without_warnings_and_typos_still_warn(tmp_path):
     path.write_text(ODCS_32.replace("semanticType:", "semantikType:"), encoding="utf-8")
     typo = [f for f in load_odcs(str(path)).findings if f.code == "unknown-key"]
     assert [(f.message, f.line) for f in typo] == [
-        ("unknown key 'semantikType' is ignored; did you mean 'semanticType'?", 19)]
+        ("unknown key 'semantikType'; did you mean 'semanticType'? (it is not read, and the "
+         "run cannot pass)", 19)]
 
 
 def test_known_keys_come_from_the_schemas():

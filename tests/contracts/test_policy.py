@@ -144,6 +144,34 @@ def test_a_malformed_policy_exits_3_without_traceback(tmp_path, capsys):
     assert "id 'non-empty'" in err and "'type'" in err and "Traceback" not in err
 
 
+def test_an_unknown_top_level_key_is_a_finding_that_keeps_the_run_from_passing(tmp_path,
+                                                                              capsys):
+    """Issue 19 item 3: a misspelt `schema_policy` would be dropped silently; it is an error
+    finding with the closest key, the rules run, and the run ends incomplete (exit 2)."""
+    import duckdb
+
+    document = {"object": "orders", "schema_polcy": {"field_removed": "warning"},
+                "rules": [{"id": "non-empty", "type": "row_count", "minimum": 1}]}
+    text = json.dumps(document, indent=1)
+    findings = load_policy("p.json", text, "orders").findings
+    assert [(f.code, f.level.value, f.rule_key, f.line) for f in findings] == [
+        ("unknown-key", "error", None, 3)]
+    assert "did you mean 'schema_policy'?" in findings[0].message
+    database = tmp_path / "w.duckdb"
+    connection = duckdb.connect(str(database))
+    connection.execute("CREATE TABLE orders AS SELECT 1 AS id")
+    connection.close()
+    path = tmp_path / "policy.json"
+    path.write_text(text, encoding="utf-8")
+    report = tmp_path / "r.json"
+    code = main(["check", str(path), "--url", f"duckdb:///{database}", "--format", "json",
+                 "--output", str(report), "--progress", "none"])
+    assert code == 2, capsys.readouterr().err
+    result = json.loads(report.read_text(encoding="utf-8"))
+    assert [(r["key"], r["status"]) for r in result["rules"]] == [("non-empty", "passed")]
+    assert result["outcome"] == "incomplete"
+
+
 def test_non_json_and_non_ijson_policies_are_refused():
     with pytest.raises(SourceError, match="not a JSON quality policy"):
         load_policy("p.json", "rules: []", "t")
