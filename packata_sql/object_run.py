@@ -17,7 +17,7 @@ from packata_sql.planner import ObjectWork, Scan, build_scan, plan_scans
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.session import Interrupted, ProviderError, Session
-from packata_sql.values import NotExact, measured_value
+from packata_sql.values import NotExact, measured_value, not_exact_code
 
 
 def run_object(state: RunState, session: Session, unit: ObjectWork) -> None:
@@ -209,8 +209,9 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     try:
         count = measured_value(raw)
         population = measured_value(rows)
-    except NotExact:
-        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("not-a-number"), **common)
+    except NotExact as refused:
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(not_exact_code(refused)),
+                         **common)
     assert isinstance(count, Fraction) and isinstance(population, Fraction)
     evidence = {"numerator": int(count), "denominator": int(population)} if plan.percent \
         else {"rows": int(population)}

@@ -28,7 +28,7 @@ from packata_sql.run_state import (
     probe,
 )
 from packata_sql.session import Interrupted, ProviderError, Session, open_session
-from packata_sql.values import NotExact, measured_value, truth_value
+from packata_sql.values import NotExact, measured_value, not_exact_code, truth_value
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RunOptions", "diagnostic", "run"]
 
@@ -146,9 +146,10 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
         return
     try:
         value = measured_value(cell)
-    except NotExact:
+    except NotExact as refused:
         state.results[rule.key] = result_of(rule, Status.INCONCLUSIVE,
-                                          diagnostic=diagnostic("not-a-number"), **common)
+                                          diagnostic=diagnostic(not_exact_code(refused)),
+                                          **common)
         return
     value = truth_value(value, boolean_valued=result.boolean_valued,
                         wants_boolean=expects_boolean(rule.expectations))
