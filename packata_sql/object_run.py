@@ -46,8 +46,8 @@ def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
         state.engine_error(error, unit.catalog, None)
         state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
         return
-    except Interrupted:
-        state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     for plan in unit.catalog:
         state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
@@ -67,8 +67,8 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         state.engine_error(error, plans, None)
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
-    except Interrupted:
-        state.settle(plans, Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle(plans, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     runnable = []
     for plan in plans:
@@ -147,8 +147,8 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
     started = state.clock()
     try:
         row = session.fetch_row(scan.sql, state.remaining())
-    except Interrupted:
-        state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     except ProviderError as error:
         if len(scan.plans) == 1:

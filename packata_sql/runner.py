@@ -119,8 +119,8 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
     started = state.clock()
     try:
         result = session.fetch_cell(plan.sql, values, state.remaining())
-    except Interrupted:
-        state.settle([plan], Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle([plan], Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     except ProviderError as error:
         again = _rebound(state, session, plan) if error.category == "missing-object" else None
