@@ -199,3 +199,27 @@ def test_an_unconfirmed_cancellation_is_said_in_the_report(spark, tmp_path, monk
     assert (result.status.value, result.diagnostic.code) == ("inconclusive", "timeout")
     assert "the server did not confirm the cancellation" in result.diagnostic.message
     assert sessions
+
+
+def test_polynomial_patterns_never_reach_the_spark_server(spark, tmp_path):
+    """Java's matcher cannot be interrupted mid-match: the patterns of issue 20 that kept a
+    core busy after the run are refused before any SQL, and real patterns still run."""
+    from integration.test_spark_engine import check
+
+    admin = spark.admin()
+    try:
+        admin.sql(f"CREATE OR REPLACE VIEW {spark.database}.texts AS "
+                  "SELECT * FROM VALUES ('jane.doe@example.com'), ('x=') AS t(v)")
+    finally:
+        admin.stop()
+    refused = [".*.*.*.*.*.*.*.*.*.*.*.*=", "\\w*" * 10 + "!", "a*" * 12 + "!"]
+    rules = [{"id": f"p{n}", "metric": "invalidValues", "arguments": {"pattern": p}, "mustBe": 0}
+             for n, p in enumerate(refused)]
+    rules.append({"id": "mail", "metric": "invalidValues", "mustBe": 1,
+                  "arguments": {"pattern": "^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$"}})
+    report = check(spark.reader, write_contract(tmp_path / "p.yaml", "texts", {"v": rules}, [],
+                                                {"v": "string"}))
+    found = {r.key.rsplit(".", 1)[-1]: (r.status.value, r.diagnostic.code if r.diagnostic else None)
+             for r in report.results}
+    assert found == {**{f"p{n}": ("skipped", "unsafe-pattern") for n in range(3)},
+                     "mail": ("passed", None)}, found

@@ -19,7 +19,7 @@ from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "pattern_corpus.yaml").read_text("utf-8"))
-BACKTRACKING = ("mysql", "trino", "databricks", "snowflake")
+BACKTRACKING = ("mysql", "spark", "trino", "databricks", "snowflake")
 NOT_BACKTRACKING = ("duckdb", "postgres", "bigquery", "sqlite")
 
 
