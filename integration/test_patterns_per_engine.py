@@ -54,6 +54,16 @@ def test_catastrophic_corpus_hits_the_pcre_match_limit_on_mariadb(mysql, entry):
     assert found == 0  # whatever the true answer: the reason MariaDB keeps the guard
 
 
+@pytest.mark.parametrize("entry", [e for e in CORPUS["polynomial"] if e["attack"]],
+                         ids=lambda e: e["pattern"][:30])
+def test_polynomial_corpus_hits_the_pcre_match_limit_on_mariadb(mysql, entry):
+    """No exponential blow-up, yet a short text (or a long run for two repetitions) takes
+    PCRE2 past its match limit: the same texts keep a Java matcher busy without end."""
+    found, warnings = mariadb_search(mysql, entry["pattern"], attack(entry))
+    assert any("match limit" in warning for warning in warnings), warnings
+    assert found == 0
+
+
 @pytest.mark.parametrize("entry", CORPUS["real"], ids=lambda e: e["name"])
 def test_real_patterns_stay_under_the_pcre_match_limit_on_mariadb(mysql, entry):
     found, warnings = mariadb_search(mysql, entry["pattern"], attack(entry))

@@ -78,3 +78,31 @@ def test_timeout_on_servers(rule_table, tmp_path):
             "SELECT COUNT(*) FROM r a, r b, r c")
     result = check(rule_table, tmp_path, slow, timeout_s=0.5, mustBe=0)
     assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE, "timeout")
+
+
+def test_a_table_packed_into_one_number_is_out_of_range(rule_table, tmp_path):
+    """Every character of the column as three-digit code points in one NUMERIC / DECIMAL(65)
+    (padded: the table is small): beyond 38 significant digits the value is
+    `value-out-of-range` and is never reported."""
+    if rule_table.engine == "postgres":
+        packed = ("SELECT CAST('1' || string_agg(lpad(CAST(ascii(c) AS text), 3, '0'), '') "
+                  "|| repeat('7', 50) AS numeric) "
+                  "FROM (SELECT regexp_split_to_table(string_agg({property}, ','), '') AS c "
+                  "FROM {object}) AS chars")
+    else:
+        packed = ("SELECT CAST(CONCAT('1', GROUP_CONCAT(LPAD(ORD({property}), 3, '0') SEPARATOR ''), "
+                  "REPEAT('7', 50)) AS DECIMAL(65, 0)) FROM {object}")
+    result = check(rule_table, tmp_path, packed, mustBe=0)
+    assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE, "value-out-of-range")
+    assert (result.value, result.evidence) == (None, {})
+
+
+def test_tiny_exponents_are_out_of_range_large_measurements_are_not(rule_table, tmp_path):
+    tiny = "SELECT CAST('1e-400' AS DECIMAL(65, 30))" if rule_table.engine == "mysql" \
+        else "SELECT CAST('1e-400' AS numeric)"
+    if rule_table.engine == "postgres":
+        result = check(rule_table, tmp_path, tiny, mustBe=0)
+        assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE, "value-out-of-range")
+    big = "SELECT CAST('12345678901234567890123456789012345678' AS DECIMAL(38, 0))"
+    result = check(rule_table, tmp_path, big, mustBe=12345678901234567890123456789012345678)
+    assert result.status is Status.PASSED

@@ -237,6 +237,9 @@ def _with_drift_rules(request: CheckRequest, contract: Contract) -> Contract:
             objects = load_snapshot(Path(baseline).read_text(encoding="utf-8"))
         except OSError as error:
             raise UsageError(f"cannot read {baseline} ({error.strerror})") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{baseline}: not UTF-8 text; pass a file `schema snapshot` "
+                             "wrote") from None
         except SnapshotError as error:
             raise UsageError(f"{baseline}: {error}") from None
         rules += snapshot_drift_rules(objects, baseline, taken, overrides)

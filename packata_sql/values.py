@@ -19,8 +19,20 @@ MAX_DIGITS = 1000
 _MAX_BITS = 3322  # 2**3322 ≈ 10**1000
 
 
+#: What a measurement needs: DECIMAL(38)'s digits and a double's exponents (denormals
+#: included). A driver value beyond them is not a measurement but could carry rows out (an
+#: authored rule can pack a table's text into one huge number), so it is refused unread.
+MEASURE_DIGITS = 38
+MEASURE_EXPONENT = 324
+_MEASURE_BITS = 1080  # 2**1080 > 10**325: an int this long is refused before it is read
+
+
 class NotExact(ValueError):
     """The value is not a finite number (or boolean, where allowed)."""
+
+
+class OutOfRange(NotExact):
+    """A finite number with more digits or a larger exponent than any measurement has."""
 
 
 def beyond_limits(number: int | Decimal) -> bool:
@@ -59,10 +71,35 @@ def exact_number(value: object, *, allow_text: bool) -> Fraction:
 
 
 def measured_value(value: object) -> Fraction | bool:
-    """A driver's cell as an exact measurement. Floats keep their shortest decimal reading."""
+    """A driver's cell as an exact measurement. Floats keep their shortest decimal reading.
+    Raises OutOfRange beyond MEASURE_DIGITS significant digits or a decimal exponent beyond
+    ±MEASURE_EXPONENT, so that no report or evidence can hold such a number."""
     if isinstance(value, bool):
         return value
+    if isinstance(value, int) and value.bit_length() > _MEASURE_BITS:
+        raise OutOfRange("too many digits")
+    if isinstance(value, int | float | Decimal) and _beyond_measure(value):
+        raise OutOfRange("too many digits")
     return exact_number(value, allow_text=False)
+
+
+def not_exact_code(refused: NotExact) -> str:
+    """The diagnostic of a driver value that is no measurement."""
+    return "value-out-of-range" if isinstance(refused, OutOfRange) else "not-a-number"
+
+
+def _beyond_measure(number: int | float | Decimal) -> bool:
+    """More significant digits (trailing zeros aside) or a larger exponent than measures have."""
+    if isinstance(number, float):
+        if not math.isfinite(number) or not number:
+            return False
+        number = Decimal(repr(number))
+    elif isinstance(number, int):
+        number = Decimal(number)
+    if not number.is_finite() or not number:
+        return False
+    significant = len("".join(map(str, number.as_tuple().digits)).rstrip("0"))
+    return significant > MEASURE_DIGITS or abs(number.adjusted()) > MEASURE_EXPONENT
 
 
 def truth_value(value: Fraction | bool, *, boolean_valued: bool,

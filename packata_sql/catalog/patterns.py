@@ -9,11 +9,19 @@ answers "no match" with only a warning). RE2 and PostgreSQL's engine need no suc
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from dataclasses import dataclass
 
-from packata_sql.dialects.regex import BRACES, Flavor, NotPortable, class_end, portable
+from packata_sql.dialects.regex import (
+    BRACES,
+    Flavor,
+    NotPortable,
+    class_end,
+    escaped_char,
+    portable,
+)
 
 MAX_PATTERN_LENGTH = 200
 _ESCAPE = re.compile(
@@ -48,10 +56,15 @@ def pattern_problem(pattern: str) -> str | None:
 
 
 def backtracking_problem(pattern: str) -> str | None:
-    """Why a backtracking matcher could take exponential time on this (valid) pattern."""
+    """Why a backtracking matcher could take exponential or polynomial time on this (valid)
+    pattern. Spark's Java matcher cannot be interrupted mid-match, so a pattern that passes
+    here must fail any text in time linear in its length (per start position)."""
     if catastrophic(pattern):
         return ("a repeated group can match the same text in several ways "
                 "(catastrophic backtracking on this engine's matcher)")
+    if polynomial(pattern):
+        return ("two unbounded repetitions can take turns at the same characters "
+                "(polynomial backtracking on this engine's matcher; bound one, e.g. {1,64})")
     return None
 
 
@@ -386,3 +399,119 @@ def _ascii_set(atom: str, fold: bool) -> frozenset[int]:
 def _compiled(atom: str, fold: bool) -> re.Pattern[str]:
     """One atom with the meaning `portable` gives it: ASCII classes, ASCII-only folding."""
     return compile_quietly(atom, re.ASCII | (re.IGNORECASE if fold else 0))
+
+
+# Polynomial backtracking (`.*.*=`, `\w*\w*!`, `(\s*,\s*)+`): two unbounded repetitions that can
+# both take a character c, with nothing between them that c cannot pass, split a run of c's in
+# n ways; k of them in a row take about n**k steps before a failing text fails. For each
+# character c the pattern's tree is folded into a `_Chain`: how many such repetitions a run of
+# c's can pass through, whole, from the node's start, up to its end, and anywhere inside it.
+_NESTED = 99  # an unbounded repetition of a body that itself repeats c without bound
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """For one character c: `full`, the unbounded c-repetitions a run of c's passes crossing
+    the whole node (None: c's alone cannot cross it); `prefix` from its start and `suffix` to
+    its end (a run that enters or leaves it); `inner`, the most anywhere inside; `consumes`,
+    whether a non-empty run of c's can cross the whole node."""
+
+    full: int | None
+    prefix: int
+    suffix: int
+    inner: int
+    consumes: bool
+
+
+_PASS = _Chain(0, 0, 0, 0, False)
+
+
+def polynomial(pattern: str) -> bool:
+    """Two or more unbounded repetitions over one character in a row (in sequence, across
+    optional parts and groups, or across iterations of a repeated group): a backtracking
+    matcher then needs polynomial time to fail a long text. One such repetition is linear."""
+    parser = _Parser(pattern)
+    nodes = parser.sequence()
+    while parser.index < len(pattern):
+        parser.index += 1
+        nodes += parser.sequence()
+    return any(_sequence_chain(nodes, char, parser.fold).inner >= 2
+               for char in _representatives(pattern))
+
+
+def _representatives(pattern: str) -> list[str]:
+    """One character for every class of characters that all atoms treat alike: every ASCII
+    character, and each non-ASCII character the pattern names (literally or escaped) with
+    the one after it, so that every range's ends start a class of their own."""
+    found = {chr(code) for code in range(128)} | {"\x80"}
+    named = [char for char in pattern if not char.isascii()]
+    for escape in _ESCAPE.finditer(pattern):
+        if escape.group()[1:2] in ("x", "u", "U", "N"):
+            named.append(escaped_char(pattern, escape.start())[0])
+    for char in named:
+        found.add(char)
+        if ord(char) < 0x10FFFF:
+            found.add(chr(ord(char) + 1))
+    return sorted(found)
+
+
+def _sequence_chain(nodes: tuple[_Node, ...], char: str, fold: bool) -> _Chain:
+    full: int | None = 0
+    prefix = inner = 0
+    run = 0  # the most repetitions a run of c's passes from somewhere before here to here
+    consumes = False
+    for node in nodes:
+        chain = _chain(node, char, fold)
+        inner = max(inner, chain.inner, run + chain.prefix)
+        if full is not None:
+            prefix = max(prefix, full + chain.prefix)
+        run = max(chain.suffix, run + chain.full if chain.full is not None else 0)
+        full = None if full is None or chain.full is None else full + chain.full
+        consumes = consumes or chain.consumes
+    return _Chain(full, prefix, run, max(inner, run), consumes and full is not None)
+
+
+def _chain(node: _Node, char: str, fold: bool) -> _Chain:
+    if node.zero_width or (node.opaque and not node.branches):
+        if not node.branches:  # an anchor, or a backreference: it adds no way to split c's
+            return _PASS
+        inner = max(_sequence_chain(b, char, fold).inner for b in node.branches)
+        return _Chain(0, 0, 0, inner, False)
+    if node.high == 0:
+        return _PASS
+    if node.atom is not None:
+        if not _matches(node.atom, char, fold):
+            return _Chain(None if node.low else 0, 0, 0, 0, False)
+        count = 1 if node.high is None else 0
+        return _Chain(count, count, count, count, True)
+    chains = [_sequence_chain(branch, char, fold) for branch in node.branches]
+    crossing = [c.full for c in chains if c.full is not None]
+    body = _Chain(max(crossing) if crossing else None, max(c.prefix for c in chains),
+                  max(c.suffix for c in chains), max(c.inner for c in chains),
+                  any(c.consumes for c in chains))
+    skippable = 0 if node.low == 0 else None
+    if node.high == 1:
+        return body if node.low else _Chain(max(body.full or 0, 0), body.prefix, body.suffix,
+                                             body.inner, body.consumes)
+    if node.high is not None:  # a few iterations: a run may cross the middle ones whole
+        if body.full is None:
+            return _Chain(skippable, body.prefix, body.suffix,
+                          max(body.inner, body.suffix + body.prefix), False)
+        middle = (node.high - 2) * body.full
+        return _Chain(node.high * body.full, body.prefix + (node.high - 1) * body.full,
+                      body.suffix + (node.high - 1) * body.full,
+                      max(body.inner, body.suffix + middle + body.prefix), body.consumes)
+    if body.consumes and body.full:
+        return _Chain(_NESTED, _NESTED, _NESTED, _NESTED, True)
+    if body.consumes:  # the iterations themselves take c's: one more repetition
+        return _Chain(1, 1 + body.prefix, body.suffix + 1,
+                      max(body.inner, body.suffix + 1 + body.prefix), True)
+    full = 0 if body.full is not None else skippable
+    return _Chain(full, body.prefix, body.suffix, max(body.inner, body.suffix + body.prefix),
+                  False)
+
+
+@functools.lru_cache(maxsize=4096)
+def _matches(atom: str, char: str, fold: bool) -> bool:
+    """Whether the one-character atom matches `char`, with the meaning `portable` gives it."""
+    return _compiled(atom, fold).fullmatch(char) is not None

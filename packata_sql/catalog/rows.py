@@ -34,6 +34,8 @@ _TEXT_ONLY = (None, Family.TEXT, Family.DYNAMIC)
 _NUMBER_ONLY = (None, Family.NUMBER, Family.DYNAMIC)
 #: What a one-row predicate may not contain: it would read other rows or other objects.
 _NOT_ONE_ROW = (exp.Select, exp.Subquery, exp.AggFunc, exp.Window, exp.Star)
+#: Expression tree levels, well within what sqlglot's generator recurses through.
+MAX_TREE_DEPTH = 64
 
 
 def _is_null(column: exp.Expr) -> exp.Expr:
@@ -212,17 +214,34 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
         else bound.sql
     try:
         parsed = sqlglot.parse_one(sql, read=dialect.sqlglot_name or None, into=exp.Condition)
-    except (SqlglotError, ValueError):
+    except (SqlglotError, ValueError, RecursionError):  # nesting the load-time bound missed
         parsed = None
     if parsed is None:
         return None, [("invalid-expression",
                        "the expression is not one SQL expression in this dialect")]
+    if _too_deep(parsed):
+        return None, [("invalid-expression", f"the expression nests deeper than "
+                                             f"{MAX_TREE_DEPTH} levels; write it flatter")]
     if parsed.find(*_NOT_ONE_ROW) is not None:
         return None, [("invalid-expression", "the expression must read one row: no subquery, "
                                              "aggregate, window function or *")]
     for node in parsed.walk():
         node.comments = None  # rendered inside the fused scan: authored comments stay out
     return parsed, []
+
+
+def _too_deep(tree: exp.Expr) -> bool:
+    """Deeper than SQL generation can recurse (`a::INT::INT…`, `a IS NOT NULL = TRUE …`);
+    AND/OR chains do not count: sqlglot generates them without recursion."""
+    pending = [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_TREE_DEPTH:
+            return True
+        chained = isinstance(node, exp.Connector)
+        pending.extend((child, depth if chained and isinstance(child, exp.Connector) else depth + 1)
+                       for child in node.iter_expressions())
+    return False
 
 
 ROW_HANDLERS: dict[str, ConstraintHandler] = {

@@ -4,9 +4,9 @@ pipeline contract (`data_quality`) or a JSON quality policy (a top-level `rules`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from packata_sql.contracts import json_source
 from packata_sql.contracts.model import Contract
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_text, read_source
@@ -84,7 +84,9 @@ def _document(text: str, path: str) -> tuple[object, Loaded | None]:
         loaded = load_yaml_text(text, path)
     except SourceError as problem:
         try:
-            return json.loads(text), None
+            return json_source.loads(text), None
+        except json_source.TooDeep as deep:
+            raise SourceError(path, str(deep), deep.line) from None
         except ValueError:
             raise problem from None
     return loaded.value, loaded

@@ -14,6 +14,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import sqlglot
+from sqlglot import TokenType
+from sqlglot.errors import SqlglotError
+
 from packata_sql.contracts.declared import (
     RuleSite,
     boolean,
@@ -56,6 +60,11 @@ _KEYS: dict[str, frozenset[str]] = {
     "custom": frozenset({"callable", "function", "arguments"}),
 }
 _CALLABLE_KEYS = ("callable", "function")
+MAX_EXPRESSION_CHARS = 10_000
+MAX_EXPRESSION_DEPTH = 32
+_OPENERS = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE, TokenType.CASE})
+_CLOSERS = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE, TokenType.END})
+_PREFIXES = frozenset({TokenType.NOT, TokenType.DASH, TokenType.PLUS, TokenType.TILDE})
 _DEFAULT = (Expectation(Operator.EQ, Fraction(0)),)
 _REPAIR = ("write a finite number or numeric text (e.g. mustBeGreaterThan: 0); a range is "
            "[lower, upper] in ascending order")
@@ -133,6 +142,32 @@ def _expectations(entry: Mapping[str, Any], site: RuleSite, checked: Site,
     return expectations or _DEFAULT
 
 
+def expression_problem(text: str) -> str | None:
+    """Why an expression is refused before anything parses it: the SQL parser recurses per
+    nesting level (about 50 parentheses or NOTs exhaust Python's stack) and takes seconds on
+    a long text, whatever `--budget` says. Depth counts open `(` and `CASE`, and runs of
+    prefix operators, with sqlglot's tokenizer, which does not recurse; text it cannot
+    tokenize is left to the compiler's finding."""
+    if len(text) > MAX_EXPRESSION_CHARS:
+        return (f"is longer than {MAX_EXPRESSION_CHARS:,} characters; a predicate over one "
+                "row needs far fewer (split it into several rules)")
+    try:
+        tokens = sqlglot.tokenize(text)
+    except (SqlglotError, ValueError):
+        return None
+    depth = prefixes = 0
+    for token in tokens:
+        prefixes = prefixes + 1 if token.token_type in _PREFIXES else 0
+        if token.token_type in _OPENERS:
+            depth += 1
+        elif token.token_type in _CLOSERS:
+            depth -= 1
+        if depth > MAX_EXPRESSION_DEPTH or prefixes > MAX_EXPRESSION_DEPTH:
+            return (f"nests parentheses, CASE or NOT deeper than {MAX_EXPRESSION_DEPTH} "
+                    "levels; write it flatter (AND/OR chains need no parentheses)")
+    return None
+
+
 def _definition(entry: Mapping[str, Any], kind: str,
                 site: RuleSite) -> tuple[tuple[str, ...], Definition]:
     if kind == "row_count":
@@ -143,6 +178,8 @@ def _definition(entry: Mapping[str, Any], kind: str,
         text = entry.get("expression")
         if not isinstance(text, str) or not text.strip():
             raise site.error("expression", "must be a boolean SQL expression over one row")
+        if (problem := expression_problem(text)) is not None:
+            raise site.error("expression", problem)
         return (), Predicate(text)  # authored SQL, refused wherever SQL rules are
     columns = field_list(entry, site, "column", "columns")
     if kind == "not_null":

@@ -18,6 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from packata_sql.contracts import json_source
 from packata_sql.contracts.canonical import CanonicalError, sha256_hex
 from packata_sql.contracts.declared import (
     ImpliedSchema,
@@ -75,8 +76,10 @@ def is_policy(document: object) -> bool:
 def load_policy(path: str, text: str, object_name: str | None = None) -> Contract:
     """Raises SourceError (a usage error) for anything malformed, before anything runs."""
     try:
-        document = json.loads(text, parse_float=Decimal, parse_constant=_refuse)
+        document = json_source.loads(text, parse_float=Decimal, parse_constant=_refuse)
         digest = sha256_hex(text)
+    except json_source.TooDeep as deep:
+        raise SourceError(path, f"not a JSON quality policy: {deep}", deep.line) from None
     except (json.JSONDecodeError, CanonicalError, ValueError) as error:
         raise SourceError(path, f"not a JSON quality policy ({error})") from None
     if not is_policy(document):

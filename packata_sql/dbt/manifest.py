@@ -5,13 +5,13 @@ read-only session. Rules of models that did not build are skipped, never run on 
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packata_sql.contracts import json_source
 from packata_sql.contracts.model import Category, Contract, Finding, Level, Rule
 from packata_sql.dialects import Dialect
 from packata_sql.errors import UsageError
@@ -22,6 +22,8 @@ OLDEST_MANIFEST = 9  # dbt 1.5; older artifacts lack fields read here
 _VERSION = re.compile(r"/manifest/v(\d+)\.json$")
 _NOT_BUILT = "the dbt model of this object did not build successfully in the last dbt run"
 _NOT_RUN = "the dbt model of this object was not part of the last dbt run"
+_META_ADVICE = ("write it in the model's config as meta: {packata_sql: {object: NAME}}, NAME "
+                "being the contract's object, and run dbt again")
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,13 @@ class Model:
 
 def _read(path: Path, what: str) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        # Artifacts are large: only a nesting the parser itself cannot take is refused.
+        document = json_source.loads(path.read_text(encoding="utf-8"), max_depth=None)
     except FileNotFoundError:
         raise UsageError(f"{path} not found: run dbt in the project first ({what})") from None
+    except json_source.TooDeep as deep:
+        raise UsageError(f"{path}: {deep}" + (f" (line {deep.line})" if deep.line else "")
+                         + f"; it is not a dbt {what}") from None
     except (OSError, ValueError) as error:
         raise UsageError(f"{path} is not readable JSON ({type(error).__name__})") from None
     if not isinstance(document, dict):
@@ -46,29 +52,54 @@ def _read(path: Path, what: str) -> dict[str, Any]:
     return document
 
 
+def _member(document: dict[str, Any], key: str, kind: type, path: Path, where: str,
+            advice: str = "rebuild it with dbt") -> Any:
+    """`document[key]` when it is absent (None) or of `kind`; else a UsageError naming it."""
+    value = document.get(key)
+    if value is not None and not isinstance(value, kind):
+        noun = "an object" if kind is dict else "a list" if kind is list else "text"
+        raise UsageError(f"{path}: {where}{key} must be {noun}; {advice}")
+    return value
+
+
 def load_models(project_dir: str) -> list[Model]:
     target = Path(project_dir) / "target"
-    manifest = _read(target / "manifest.json", "manifest")
-    version = _VERSION.search(str(manifest.get("metadata", {}).get("dbt_schema_version", "")))
+    path = target / "manifest.json"
+    manifest = _read(path, "manifest")
+    metadata = _member(manifest, "metadata", dict, path, "") or {}
+    version = _VERSION.search(str(metadata.get("dbt_schema_version", "")))
     if version is None or int(version.group(1)) < OLDEST_MANIFEST:
         raise UsageError(f"{target / 'manifest.json'} is older than manifest v{OLDEST_MANIFEST} "
                          "(dbt 1.5); rebuild it with a newer dbt")
     results = target / "run_results.json"
-    statuses = {r.get("unique_id"): r.get("status")
-                for r in _read(results, "run results").get("results", [])} if results.exists() else {}
+    statuses = _statuses(results, _read(results, "run results")) if results.exists() else {}
     models = []
-    for unique_id, node in manifest.get("nodes", {}).items():
+    for unique_id, node in (_member(manifest, "nodes", dict, path, "") or {}).items():
         if not isinstance(node, dict) or node.get("resource_type") != "model":
             continue
-        meta = (node.get("config") or {}).get("meta") or node.get("meta") or {}
-        chosen = meta.get("packata_sql") if isinstance(meta, dict) else None
+        where = f"nodes.{unique_id}."
+        config = _member(node, "config", dict, path, where) or {}
+        meta = _member(config, "meta", dict, path, where + "config.")
+        if meta:
+            where += "config."
+        else:
+            meta = _member(node, "meta", dict, path, where) or {}
+        chosen = _member(meta, "packata_sql", dict, path, where + "meta.", _META_ADVICE) or {}
+        named = _member(chosen, "object", str, path, where + "meta.packata_sql.", _META_ADVICE)
         models.append(Model(
             unique_id, str(node.get("name")), str(node.get("alias") or node.get("name")),
-            str(node.get("schema")),
-            chosen.get("object") if isinstance(chosen, dict) else None,
-            statuses.get(unique_id),
+            str(node.get("schema")), named, statuses.get(unique_id),
         ))
     return models
+
+
+def _statuses(path: Path, document: dict[str, Any]) -> dict[str, str | None]:
+    """Each node's status in run_results.json, by unique_id."""
+    entries = _member(document, "results", list, path, "") or []
+    if not all(isinstance(entry, dict) for entry in entries):
+        raise UsageError(f"{path}: results must be a list of objects; rebuild it with dbt")
+    return {str(entry.get("unique_id")): None if entry.get("status") is None
+            else str(entry.get("status")) for entry in entries}
 
 
 def match(object_name: str, physical: str, models: Sequence[Model]) -> list[Model]:

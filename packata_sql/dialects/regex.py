@@ -113,7 +113,7 @@ class _Speller:
             digits = _BACKREFERENCE.match(pattern, index)
             assert digits is not None
             return digits.group(), digits.end()  # each engine says whether it has them
-        char, end = _escaped_char(pattern, index)
+        char, end = escaped_char(pattern, index)
         return self._literal(char), end
 
     def _char_class(self, index: int) -> tuple[str, int]:
@@ -141,12 +141,12 @@ class _Speller:
                 index += 2
                 continue
             if char == "\\":
-                char, index = _escaped_char(pattern, index)
+                char, index = escaped_char(pattern, index)
             else:
                 index += 1
             if (pattern.startswith("-", index) and index + 1 < len(pattern)
                     and pattern[index + 1] != "]"):
-                high, index = (_escaped_char(pattern, index + 1) if pattern[index + 1] == "\\"
+                high, index = (escaped_char(pattern, index + 1) if pattern[index + 1] == "\\"
                                else (pattern[index + 1], index + 2))
                 ranges.append((char, high))
             else:
@@ -228,7 +228,7 @@ def _other_case(low: str, high: str) -> list[tuple[str, str]]:
     return found
 
 
-def _escaped_char(pattern: str, index: int) -> tuple[str, int]:
+def escaped_char(pattern: str, index: int) -> tuple[str, int]:
     """The one character an escape stands for (`\\n`, `\\x41`, `\\u00e9`, `\\N{…}`, `\\0`, `\\.`)."""
     letter = pattern[index + 1]
     if letter in _SIMPLE_ESCAPES:

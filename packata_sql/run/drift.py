@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from packata_sql.contracts import json_source
 from packata_sql.contracts.model import Category, Constraint, Rule, SchemaObject, Severity, Target
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.facts import ColumnFact, integer_rank, logical_compatible, physical_matches
@@ -235,11 +236,14 @@ class SnapshotError(ValueError):
 def load_snapshot(text: str) -> list[tuple[str, tuple[Field, ...]]]:
     """The objects of a snapshot and their fields, in file order."""
     try:
-        document = json.loads(text)
+        document = json_source.loads(text)
+    except json_source.TooDeep as deep:
+        raise SnapshotError(f"{deep}" + (f" (line {deep.line})" if deep.line else "")) from None
     except json.JSONDecodeError as error:
         raise SnapshotError(f"not JSON (line {error.lineno})") from None
     if not isinstance(document, dict) or document.get("format") != SNAPSHOT_FORMAT:
         raise SnapshotError(f"not a {SNAPSHOT_FORMAT} snapshot")
+    _check_structure(document)
     objects = []
     for entry in document.get("objects") or []:
         try:
@@ -251,3 +255,20 @@ def load_snapshot(text: str) -> list[tuple[str, tuple[Field, ...]]]:
             raise SnapshotError("an object needs 'object' and 'fields' with 'name' and "
                                 "'native_type'") from None
     return objects
+
+
+def _check_structure(document: dict[str, Any]) -> None:
+    """`objects` is a list of objects whose `fields` are lists of objects, or SnapshotError
+    naming the first place that is not (a hand-edited baseline, say `"objects": 5`)."""
+    objects = document.get("objects")
+    if objects is None:
+        return
+    if not isinstance(objects, list):
+        raise SnapshotError("'objects' must be a list of objects, as `schema snapshot` writes it")
+    for index, entry in enumerate(objects):
+        if not isinstance(entry, dict):
+            raise SnapshotError(f"objects[{index}] must be an object with 'object' and 'fields'")
+        fields = entry.get("fields")
+        if not isinstance(fields, list) or not all(isinstance(f, dict) for f in fields):
+            raise SnapshotError(f"objects[{index}].fields must be a list of objects with "
+                                "'name' and 'native_type'")

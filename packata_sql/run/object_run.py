@@ -18,7 +18,7 @@ from packata_sql.run.names import find_column, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
 from packata_sql.spelling import closest_hint
-from packata_sql.values import NotExact, measured_value
+from packata_sql.values import NotExact, measured_value, not_exact_code
 
 
 def run_object(state: RunState, session: Session, unit: ObjectWork) -> None:
@@ -47,8 +47,8 @@ def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
         state.engine_error(error, unit.catalog, None)
         state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
         return
-    except Interrupted:
-        state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     for plan in unit.catalog:
         state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
@@ -68,8 +68,8 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         state.engine_error(error, plans, None)
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
-    except Interrupted:
-        state.settle(plans, Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle(plans, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     runnable = []
     for plan in plans:
@@ -148,8 +148,8 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
     started = state.clock()
     try:
         row = session.fetch_row(scan.sql, state.remaining())
-    except Interrupted:
-        state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     except ProviderError as error:
         if len(scan.plans) == 1:
@@ -210,8 +210,9 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     try:
         count = measured_value(raw)
         population = measured_value(rows)
-    except NotExact:
-        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("not-a-number"), **common)
+    except NotExact as refused:
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(not_exact_code(refused)),
+                         **common)
     assert isinstance(count, Fraction) and isinstance(population, Fraction)
     evidence = {"numerator": int(count), "denominator": int(population)} if plan.percent \
         else {"rows": int(population)}

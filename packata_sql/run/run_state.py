@@ -27,6 +27,8 @@ _DIAGNOSTICS = {
     "no-expectation": "the rule declares no expectation (no 'mustBe…' key) for a numeric "
                       "measurement",
     "not-a-number": "the measurement is not a finite number or a boolean",
+    "value-out-of-range": "the measurement has more than 38 significant digits or an exponent "
+                          "beyond ±324; no measurement needs them, so it is not reported",
     "null-result": "the measurement is NULL",
     "cancelled": "the run was interrupted before this rule finished",
     "no-result-set": "the query returned no result set",

@@ -29,7 +29,7 @@ from packata_sql.run.run_state import (
 from packata_sql.sessions.base import Interrupted, ProviderError, Session, open_session
 from packata_sql.sessions.endpoint import Endpoint
 from packata_sql.sessions.readonly import Decision
-from packata_sql.values import NotExact, measured_value, truth_value
+from packata_sql.values import NotExact, measured_value, not_exact_code, truth_value
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RunOptions", "diagnostic", "run"]
 
@@ -126,8 +126,8 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
     started = state.clock()
     try:
         result = session.fetch_cell(plan.sql, values, state.remaining())
-    except Interrupted:
-        state.settle([plan], Status.INCONCLUSIVE, limit_code(state))
+    except Interrupted as stopped:
+        state.settle([plan], Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
     except ProviderError as error:
         again = _rebound(state, session, plan) if error.category == "missing-object" else None
@@ -153,9 +153,10 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
         return
     try:
         value = measured_value(cell)
-    except NotExact:
+    except NotExact as refused:
         state.results[rule.key] = result_of(rule, Status.INCONCLUSIVE,
-                                          diagnostic=diagnostic("not-a-number"), **common)
+                                          diagnostic=diagnostic(not_exact_code(refused)),
+                                          **common)
         return
     value = truth_value(value, boolean_valued=result.boolean_valued,
                         wants_boolean=expects_boolean(rule.expectations))

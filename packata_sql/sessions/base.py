@@ -105,8 +105,17 @@ class Refused(Exception):
         self.code = code
 
 
+UNCONFIRMED = ("the server did not confirm the cancellation; the statement may still be "
+               "running there")
+
+
 class Interrupted(Exception):
-    """The statement was cancelled because its time limit ran out."""
+    """The statement was cancelled because its time limit ran out. `detail` says when the
+    server did not confirm the cancellation (the report carries it)."""
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail or "interrupted")
+        self.detail = detail
 
 
 class Session(Protocol):
@@ -169,6 +178,9 @@ class TimedSession:
     decision = Decision("unknown", False, ())
     #: A statement that ignored its interruption still holds the connection.
     _stuck = False
+    #: False when the engine's cancellation of the last stopped statement was not confirmed
+    #: by the server (set by `_interrupt` where the engine answers, as Spark's tags do).
+    _cancel_confirmed = True
     #: The time limit of the statement being run, for engines that also enforce it server-side.
     limit_s = 300.0
     #: Column facts already read, per object (see column_facts).
@@ -255,6 +267,7 @@ class TimedSession:
     def _stop(self, finished: threading.Event) -> None:
         """Cancel; if the statement ignores that, end its connection from a control
         connection, so the next statement runs on a fresh one and no backend outlives us."""
+        self._cancel_confirmed = True
         self._interrupt()
         if finished.wait(STOP_GRACE_S):
             return
@@ -284,7 +297,7 @@ class TimedSession:
             while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):
                 if time.monotonic() >= deadline:
                     self._stop(finished)
-                    raise Interrupted
+                    raise Interrupted(None if self._cancel_confirmed else UNCONFIRMED)
         except KeyboardInterrupt:
             self._stop(finished)
             raise

@@ -207,16 +207,21 @@ class SparkConnectSession(TimedSession):
         return sorted(str(t.name) for t in tables)
 
     def _interrupt(self) -> None:
+        """Cancel the statement by its operation tag; the server answers with the operations
+        it interrupted, and none (or no answer) leaves the cancellation unconfirmed."""
+        interrupted: list[str] = []
         if self._spark is not None:
             with contextlib.suppress(Exception):  # the statement may have just finished
-                self._spark.interruptTag(self._tag)
+                interrupted = list(self._spark.interruptTag(self._tag))
+        self._cancel_confirmed = bool(interrupted)
 
     def _terminate(self) -> None:
         """The tagged statement ignored its interruption: interrupt every operation of this
         Spark Connect session (it is the run's own)."""
         if self._spark is not None:
             with contextlib.suppress(Exception):
-                self._spark.interruptAll()
+                if self._spark.interruptAll():
+                    self._cancel_confirmed = True
 
     def _classify(self, error: Exception) -> ProviderError:
         condition = _condition(error)

@@ -220,8 +220,9 @@ def test_lookaround_is_unsupported_where_patterns_run_in_re2(engine, check, cont
     assert (result.status, result.diagnostic.code) == (Status.SKIPPED, "unsupported-pattern")
 
 
-# SEMANTICS 3.3: the guard lets `.*.*…=` through (no repeated group); SQLite's matcher held
-# one 60 kB cell for half an hour when it backtracked. Every engine measures it within --timeout.
+# SEMANTICS 3.3: engines with a linear-time matcher run `.*.*…=` (backtracking ones refuse it as
+# polynomial); SQLite's matcher held one 60 kB cell for half an hour when it backtracked. Every
+# such engine measures it within --timeout.
 def test_patterns_that_pass_the_guard_run_in_linear_time(engine, check, contract_for):
     import time
 

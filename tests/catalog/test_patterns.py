@@ -8,13 +8,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from packata_sql.catalog.patterns import backtracking_problem, catastrophic, pattern_problem
+from packata_sql.catalog.patterns import (
+    backtracking_problem,
+    catastrophic,
+    pattern_problem,
+    polynomial,
+)
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.plans.compiler import compile_contract
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "pattern_corpus.yaml").read_text("utf-8"))
-BACKTRACKING = ("mysql", "trino", "databricks", "snowflake")
+BACKTRACKING = ("mysql", "spark", "trino", "databricks", "snowflake")
 NOT_BACKTRACKING = ("duckdb", "postgres", "bigquery", "sqlite")
 
 
@@ -43,10 +48,22 @@ def test_catastrophic_corpus_is_refused_only_where_the_matcher_backtracks(entry)
         assert pattern_findings(dialect, pattern) == [], dialect
 
 
+@pytest.mark.parametrize("entry", CORPUS["polynomial"], ids=lambda e: e["pattern"][:30])
+def test_polynomial_corpus_is_refused_only_where_the_matcher_backtracks(entry):
+    pattern = entry["pattern"]
+    assert polynomial(pattern)
+    assert pattern_problem(pattern) is None
+    for dialect in BACKTRACKING:
+        assert "unsafe-pattern" in pattern_findings(dialect, pattern), dialect
+    for dialect in NOT_BACKTRACKING:
+        assert pattern_findings(dialect, pattern) == [], dialect
+
+
 @pytest.mark.parametrize("entry", CORPUS["real"], ids=lambda e: e["name"])
 def test_real_patterns_are_accepted_on_every_engine(entry):
     pattern = entry["pattern"]
     assert not catastrophic(pattern)
+    assert not polynomial(pattern)
     for dialect in (*BACKTRACKING, *NOT_BACKTRACKING):
         assert pattern_findings(dialect, pattern) == [], dialect
 
@@ -72,6 +89,28 @@ def test_ambiguous_loops_are_refused_for_backtracking_matchers(pattern):
 def test_unambiguous_loops_pass(pattern):
     assert not catastrophic(pattern)
     assert pattern_problem(pattern) is None
+
+
+@pytest.mark.parametrize("pattern", [
+    ".*.*=", "\\w+\\d+!", "a+b?a+!", "a+(b|)a+", "a{2,}a+", "(?:x)*a*(?:y?)a*",  # in sequence
+    "a+(?:(?:b?)?)a+", "(?:a+)(?:c|)(?:a+)", "a*(?:b*)a*!",  # across optional parts and groups
+    "(?:a*b|a)*!", "(?:x?\\s*,\\s*)+$", "(?:a+,)*a+,?a+",  # across iterations of a repeated group
+    "é+[à-ÿ]+!", "é+[^a]+!", "(?i)A+a+", "[\\u00e0-\\u00ff]+\\u00e9+!",  # overlap beyond ASCII, folding
+    "(?=.*a.*b)", "(.*,){2}.*=",
+])
+def test_polynomial_loops_are_refused_for_backtracking_matchers(pattern):
+    assert polynomial(pattern)
+    assert backtracking_problem(pattern) is not None  # some are also catastrophic
+
+
+@pytest.mark.parametrize("pattern", [
+    "^\\w+(,[a-z]+)*$", "(a*b)*a*", "\\d+\\.\\d+", "^[a-z]+-[0-9]+$", "a+b+c+", "[a-f]+[g-z]+",
+    "é+[a-z]+", "[à-è]+[ê-ÿ]+", "^([^/]+/)*[^/]+$", "^[^@\\s]{1,64}@[^@\\s]{1,255}\\.[^@\\s]{1,63}$",
+    "(?i)[a-c]+[D-F]+", ".*=", "^x(?=a+b)c+",
+])
+def test_one_unbounded_repetition_per_run_of_characters_passes(pattern):
+    assert not polynomial(pattern)
+    assert backtracking_problem(pattern) is None
 
 
 def test_length_and_syntax_guards_never_echo_the_pattern():

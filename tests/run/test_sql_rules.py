@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -129,3 +130,50 @@ def test_date_parameter(check):
                         mustBe=1)
     report = check("duckdb", contract, TABLE, parameters={"day": datetime.date(2024, 2, 29)})
     assert one(report).status is Status.PASSED
+
+
+MAILS = [("people", [("email", "text")],
+          [("jane.doe@example.com",), ("max.mustermann@example.org",), ("x@y.io",)])]
+# The e-mails' first code points and lengths, three digits each, packed into one number of
+# 39 digits (HUGEINT's most): a server engine's NUMERIC takes every character of a table.
+PACKED_MAILS = ("SELECT CAST('10' || left(string_agg(lpad(CAST(unicode(email) AS VARCHAR), 3, '0') "
+                "|| lpad(CAST(length(email) AS VARCHAR), 3, '0'), '') || repeat('7', 37), 37) "
+                "AS HUGEINT) FROM {object}")
+
+
+@pytest.mark.parametrize("query", [
+    PACKED_MAILS,
+    "SELECT CAST(170141183460469231731687303715884105727 AS HUGEINT)",
+    "SELECT CAST(1 || repeat('0', 38) AS HUGEINT) + SUM(length(email)) FROM {object}",
+])
+def test_values_beyond_any_measurement_are_inconclusive_and_never_shown(check, query):
+    """An authored rule could spell a table's rows as one number (SEMANTICS 4.4): a value
+    beyond 38 significant digits is `value-out-of-range` and no report format shows it."""
+    from packata_sql.render import FORMATS, render
+
+    contract = yaml.safe_load(sql_rule(query, on_property=False, mustBe=0))
+    contract["schema"][0]["name"] = "people"
+    report = check("duckdb", yaml.safe_dump(contract), MAILS)
+    result = one(report)
+    assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE, "value-out-of-range")
+    assert (result.value, result.evidence) == (None, {})
+    for fmt in FORMATS:
+        assert re.search(r"\d{20}", render(report, fmt)) is None, fmt
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("SELECT 9223372036854775807", Fraction(9223372036854775807)),
+    ("SELECT -9223372036854775807", Fraction(-9223372036854775807)),
+    ("SELECT 1.7976931348623157e308", Fraction(Decimal("1.7976931348623157e308"))),
+    ("SELECT 5e-324", Fraction(Decimal("5e-324"))),
+    ("SELECT 0.1", Fraction(1, 10)),
+])
+def test_the_largest_measurements_stay_measured(engine, check, query, expected):
+    result = one(check(engine, sql_rule(query, mustBeGreaterThan=-10**30), TABLE))
+    assert (result.status, result.value) == (Status.PASSED, expected)
+
+
+def test_thirty_eight_digits_stay_measured(check):
+    query = "SELECT CAST('99999999999999999999999999999999999999' AS DECIMAL(38, 0)) / 10**30"
+    result = one(check("duckdb", sql_rule(query, mustBeGreaterThan=0), TABLE))
+    assert result.status is Status.PASSED
