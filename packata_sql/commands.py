@@ -77,6 +77,25 @@ def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:
     return endpoint
 
 
+def _declared_prefix(contract: Contract, dialect: str) -> tuple[str, ...]:
+    """The schema segments `check` would prepend on the contract's first server of this
+    dialect, so `compile` prints the SQL a run executes. A server `check` cannot reach (an
+    engine packata-sql only compiles for, or an entry without its host) gives its `schema`."""
+    spec = engines.spec(dialect)
+    for server in contract.servers:
+        try:
+            endpoint = from_server(contract, server.name)
+        except EndpointError:
+            rendered = engines.dialect_for_server_type(server.type)
+            value = server.setting("schema")
+            if rendered is spec and isinstance(value, str) and value:
+                return (value,)
+            continue
+        if endpoint.engine in (spec.name, spec.variant_of):
+            return endpoint.schema
+    return ()
+
+
 def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoint,
                  compiler: Callable[..., Compiled] = compile_contract) -> Report:
     contract = _with_drift_rules(args, contract)
@@ -307,7 +326,8 @@ def compile_plans(args: argparse.Namespace) -> int:
                              f"--dialect (one of: {', '.join(COMPILE_DIALECTS)})")
         raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     dialect = get_dialect(name)
-    compiled = compile_contract(contract, dialect, categories=_categories(args))
+    compiled = compile_contract(contract, dialect, prefix=_declared_prefix(contract, name),
+                                categories=_categories(args))
     fmt = args.format or ("sql" if sys.stdout.isatty() else "json")
     document = plan_document(contract, compiled, dialect, pretty=fmt == "sql")
     if fmt == "sql":
