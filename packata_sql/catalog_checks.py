@@ -8,11 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from packata_sql import engines
 from packata_sql.compiler import CatalogPlan
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
 from packata_sql.drift import Classification, baseline_of, classify
-from packata_sql.facts import ColumnFact, logical_compatible, physical_matches
+from packata_sql.facts import (
+    ColumnFact,
+    logical_compatible,
+    physical_matches,
+    type_base,
+    unknown_type,
+)
 from packata_sql.names import closest, find_column
 from packata_sql.report import RuleResult, Status, result_of
 
@@ -72,6 +79,11 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     declared = str(constraint.argument("physicalType"))
     if physical_matches(declared, fact, dialect):
         return Answer(True)
+    if unknown_type(declared, dialect):
+        spec = engines.engine(dialect.name)
+        title = spec.title if spec is not None else dialect.name
+        return Answer(False, (f"physicalType {declared}, but {title} has no type named "
+                              f"'{type_base(declared, dialect)}' (found {fact.native_type})",))
     return Answer(False, (f"physicalType {declared} (found {fact.native_type})",))
 
 
