@@ -4,6 +4,7 @@ overrides. Column facts come from each engine's catalog through the read-only se
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,21 @@ def test_narrowing_is_breaking_and_overrides_reclassify(target):
                        parse_overrides(["type-changed=warning", "field-removed=compatible"]))
     assert [c.classification for c in relaxed.changes] == [W, C]
     assert relaxed.classification is W
+
+
+def test_a_baseline_type_left_null_is_resolved_on_every_engine(target):
+    """A snapshot whose fields say `"native_type": null` (the type was not known) reads as
+    unknown: against the live table each field's type is resolved (compatible)."""
+    from packata_sql.run.drift import load_snapshot, snapshot_document
+
+    target.build(BASE)
+    facts = target.facts()
+    document = snapshot_document(target.engine, [("drifting", facts)])
+    for field in document["objects"][0]["fields"]:
+        field["native_type"] = None
+    [(_, baseline)] = load_snapshot(json.dumps(document))
+    assert [f.native_type for f in baseline] == [None] * len(BASE)
+    drift = classify(baseline, facts, get_dialect(target.engine))
+    assert [(c.field, c.change, c.classification, c.before) for c in drift.changes] == [
+        (name, "type-resolved", C, None) for name, _, _ in BASE]
+    assert drift.classification is C

@@ -73,13 +73,14 @@ class Plans:
         return self.compiled.findings
 
 
-def compile(contract: Contract, dialect: str, *, schema: Sequence[str] = (),
+def compile(contract: Contract, dialect: str, *, schema: Sequence[str] | None = None,
             select: Iterable[str] | None = None,
             categories: Iterable[Category | str] | None = None,
             parameters: Iterable[str] | None = None) -> Plans:
     """Plans plus findings for `dialect` (a name or alias from the engine registry); no
     connection, no driver import. `schema` holds the database/schema segments placed before
-    each object; `parameters` the names a run will bind (None: not checked here)."""
+    each object (default: those of the contract's first server of this dialect, as `check`
+    reads them); `parameters` the names a run will bind (None: not checked here)."""
     name = dialect_name(dialect)
     if name is None or name not in COMPILE_DIALECTS:
         raise UsageError(f"unknown dialect '{dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
@@ -90,10 +91,30 @@ def compile(contract: Contract, dialect: str, *, schema: Sequence[str] = (),
         if unknown:
             raise UsageError(f"select names no rule of the contract: {', '.join(unknown)}")
     kinds = _categories(categories)
+    prefix = declared_schema(contract, name) if schema is None else tuple(schema)
     names = None if parameters is None else frozenset((*parameters, OBSERVATION_PARAMETER))
-    compiled = compile_contract(contract, get_dialect(name), prefix=tuple(schema), select=chosen,
+    compiled = compile_contract(contract, get_dialect(name), prefix=prefix, select=chosen,
                                 parameters=names, categories=kinds)
-    return Plans(contract, name, compiled, tuple(schema), chosen, kinds, names)
+    return Plans(contract, name, compiled, prefix, chosen, kinds, names)
+
+
+def declared_schema(contract: Contract, dialect: str) -> tuple[str, ...]:
+    """The schema segments `check` would prepend on the contract's first server of this
+    dialect, so compiled plans hold the SQL a run executes. A server `check` cannot reach (an
+    engine packata-sql only compiles for, or an entry without its host) gives its `schema`."""
+    spec = engines.spec(dialect)
+    for server in contract.servers:
+        try:
+            endpoint = from_server(contract, server.name)
+        except EndpointError:
+            rendered = engines.dialect_for_server_type(server.type)
+            value = server.setting("schema")
+            if rendered is spec and isinstance(value, str) and value:
+                return (value,)
+            continue
+        if endpoint.engine in (spec.name, spec.variant_of):
+            return endpoint.schema
+    return ()
 
 
 @dataclass(frozen=True)

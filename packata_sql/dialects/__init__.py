@@ -63,6 +63,16 @@ class Dialect:
     #: (PostgreSQL silently truncates longer names to another object's name).
     identifier_limit: int | None = None
     identifier_limit_in_bytes: bool = False
+    #: The type names (without parameters, lower case) the engine accepts in a column
+    #: definition, for a declared physicalType; None when not listed (any name sqlglot reads).
+    type_names: frozenset[str] | None = None
+    #: Words after a type name that are not part of it (MySQL `unsigned`, `zerofill`).
+    type_modifiers: frozenset[str] = frozenset()
+    #: Declared names the engine reads as another type than sqlglot does (PostgreSQL `float`
+    #: is `double precision`), as the catalog spells that type.
+    type_aliases: dict[str, str] = {}  # noqa: RUF012 (read only)
+    #: The catalog reports the declared type text itself and any name is accepted (SQLite).
+    literal_type_names: bool = False
 
     def instant(self, moment: datetime) -> object:
         """The driver value `{observation_time}` binds for an aware UTC instant: a typed

@@ -34,9 +34,26 @@ DENY = DenyList(
 )
 
 
+#: DuckDB's type names and aliases (its `duckdb_types()`, the ones DuckDB 1.x and 2.x share).
+TYPE_NAMES = frozenset({
+    "array", "bigint", "binary", "bit", "bitstring", "blob", "bool", "boolean", "bpchar",
+    "bytea", "char", "date", "datetime", "dec", "decimal", "double", "enum", "float", "float4",
+    "float8", "guid", "hugeint", "int", "int1", "int128", "int16", "int2", "int32", "int4",
+    "int64", "int8", "integer", "interval", "json", "list", "logical", "long", "map", "numeric",
+    "nvarchar", "real", "row", "short", "signed", "smallint", "string", "struct", "text", "time",
+    "time with time zone", "timestamp", "timestamp with time zone", "timestamp_ms",
+    "timestamp_ns", "timestamp_s", "timestamp_us", "timestamptz", "timetz", "tinyint",
+    "ubigint", "uhugeint", "uint128", "uint16", "uint32", "uint64", "uint8", "uinteger",
+    "union", "usmallint", "utinyint", "uuid", "varbinary", "varchar",
+})
+
 class DuckDB(Dialect):
     name = "duckdb"
     sqlglot_name = "duckdb"
+    type_names = TYPE_NAMES
+    type_aliases = {"guid": "uuid", "list": "array", "nvarchar": "varchar",  # noqa: RUF012
+                    "timestamp_us": "timestamp", "uint8": "utinyint", "uint16": "usmallint",
+                    "uint32": "uinteger", "uint64": "ubigint"}
     case_insensitive_names = True
     library_metrics = True
     regex_backtracks = False  # RE2: linear time

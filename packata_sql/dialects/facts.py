@@ -4,6 +4,7 @@ declared logicalType, is it the declared physicalType."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sqlglot.expressions as exp
@@ -124,10 +125,56 @@ def logical_type_of(fact: ColumnFact, dialect: Dialect) -> tuple[str | None, str
 
 
 def physical_matches(declared: str, fact: ColumnFact, dialect: Dialect) -> bool:
-    """Same type once both spellings are read the engine's way; text compare as a fallback."""
-    left, right = parsed_type(declared, dialect), parsed_type(fact.native_type, dialect)
-    if left is not None and right is not None:
-        if not left.expressions:  # `VARCHAR` matches any length, `NUMERIC(10,2)` only itself
-            return bool(left.this == right.this)
-        return left.sql() == right.sql()
-    return " ".join(declared.lower().split()) == " ".join(fact.native_type.lower().split())
+    """Same type once both spellings are read the engine's way. A name written without
+    parameters (`decimal`, `varchar`, `datetime`) matches the type with any parameters; written
+    parameters must match; a name the engine has no type for never matches."""
+    written, native = _spelling(declared), _spelling(fact.native_type)
+    if written == native:  # as the catalog spells it (also an engine's user-defined type)
+        return True
+    if unknown_type(declared, dialect):
+        return False
+    bare = _BARE.fullmatch(written) is not None
+    if dialect.literal_type_names:  # SQLite keeps the declared text and has no aliases
+        return bare and type_base(written, dialect) == type_base(native, dialect)
+    written = dialect.type_aliases.get(written, written)
+    left, right = parsed_type(written, dialect), parsed_type(native, dialect)
+    if left is None or right is None:
+        return False
+    if bare and _BARE.fullmatch(written):
+        return bool(left.this == right.this)
+    return left.sql() == right.sql()
+
+
+def unknown_type(declared: str, dialect: Dialect) -> bool:
+    """Whether the engine has no type of the declared name (`str` on DuckDB and PostgreSQL,
+    `STRING` on PostgreSQL), though sqlglot, which reads every dialect's aliases, would read
+    one. Engines without a list (SQLite takes any name) know every name."""
+    names = dialect.type_names
+    return names is not None and type_base(declared, dialect) not in names
+
+
+def type_base(text: str, dialect: Dialect) -> str:
+    """A type's name without parameters, element types, array brackets or modifiers:
+    `timestamp(3) without time zone` → `timestamp without time zone`, `integer[]` →
+    `integer`, `array<int>` → `array`, MySQL `bigint(20) unsigned` → `bigint`."""
+    text = _spelling(text).split("<", 1)[0]
+    while True:
+        shorter = _PARAMETERS.sub(" ", text)
+        if shorter == text:
+            break
+        text = shorter
+    words = _ARRAY.sub(" ", text).split()
+    while len(words) > 1 and words[-1] in dialect.type_modifiers:
+        words.pop()
+    return " ".join(words)
+
+
+def _spelling(text: str) -> str:
+    """Lower case, single spaces, none beside punctuation: `DECIMAL(10, 2)` = `decimal(10,2)`."""
+    return _PUNCTUATION.sub(r"\1", " ".join(text.lower().split()))
+
+
+_BARE = re.compile(r"[a-z_][a-z0-9_ ]*")
+_PARAMETERS = re.compile(r"\([^()]*\)")
+_ARRAY = re.compile(r"(\[\d*\])+")
+_PUNCTUATION = re.compile(r"\s*([(),<>:\[\]])\s*")

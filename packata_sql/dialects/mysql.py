@@ -55,9 +55,31 @@ DENY = DenyList(
 )
 
 
+#: The data type names MariaDB and MySQL accept in a column definition.
+TYPE_NAMES = frozenset({
+    "bigint", "binary", "bit", "blob", "bool", "boolean", "char", "character", "date",
+    "datetime", "dec", "decimal", "double", "double precision", "enum", "fixed", "float",
+    "float4", "float8", "geometry", "geometrycollection", "int", "int1", "int2", "int3",
+    "int4", "int8", "integer", "json", "linestring", "long", "long varchar", "longblob",
+    "longtext", "mediumblob", "mediumint", "mediumtext", "middleint", "multilinestring",
+    "multipoint", "multipolygon", "national char", "national varchar", "nchar", "numeric",
+    "nvarchar", "point", "polygon", "real", "set", "smallint", "text", "time", "timestamp",
+    "tinyblob", "tinyint", "tinytext", "varbinary", "varchar", "year",
+})
+
 class MySQL(Dialect):
     name = "mysql"
     sqlglot_name = "mysql"
+    type_names = TYPE_NAMES
+    type_modifiers = frozenset({"unsigned", "signed", "zerofill"})
+    # BOOLEAN is TINYINT(1); REAL is DOUBLE (unless sql_mode REAL_AS_FLOAT); MariaDB's JSON
+    # is LONGTEXT (MySQL's catalog says json, which matches as spelt).
+    type_aliases = {  # noqa: RUF012 (read only)
+        "bool": "tinyint(1)", "boolean": "tinyint(1)", "int3": "mediumint", "int8": "bigint",
+        "middleint": "mediumint", "json": "longtext", "long": "mediumtext",
+        "long varchar": "mediumtext", "national char": "char", "nchar": "char",
+        "national varchar": "varchar", "nvarchar": "varchar", "real": "double",
+    }
     identifier_limit = 64  # characters
     case_insensitive_names = True
     library_metrics = True

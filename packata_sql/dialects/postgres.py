@@ -44,9 +44,25 @@ DENY = DenyList(
 )
 
 
+#: PostgreSQL's built-in type names and the SQL-standard spellings its grammar reads; a
+#: user-defined type (an enum, a domain, citext) matches only as the catalog spells it.
+TYPE_NAMES = frozenset({
+    "bigint", "bit", "bit varying", "bool", "boolean", "box", "bpchar", "bytea", "char",
+    "character", "character varying", "cidr", "circle", "date", "daterange", "dec", "decimal",
+    "double precision", "float", "float4", "float8", "inet", "int", "int2", "int4",
+    "int4range", "int8", "int8range", "integer", "interval", "json", "jsonb", "jsonpath",
+    "line", "lseg", "macaddr", "macaddr8", "money", "name", "numeric", "numrange", "oid",
+    "path", "pg_lsn", "point", "polygon", "real", "smallint", "text", "time",
+    "time with time zone", "time without time zone", "timestamp", "timestamp with time zone",
+    "timestamp without time zone", "timestamptz", "timetz", "tsquery", "tsrange", "tstzrange",
+    "tsvector", "uuid", "varbit", "varchar", "xml",
+})
+
 class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
+    type_names = TYPE_NAMES
+    type_aliases = {"float": "double precision", "varbit": "bit varying"}  # noqa: RUF012
     library_metrics = True
     unquoted_case = "lower"
     regex_backtracks = False  # Spencer's hybrid DFA/NFA engine: no exponential backtracking

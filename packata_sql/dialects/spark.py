@@ -43,9 +43,19 @@ DENY = DenyList(
 )
 
 
+#: Spark SQL's data type names and aliases.
+TYPE_NAMES = frozenset({
+    "array", "bigint", "binary", "boolean", "byte", "char", "character", "date", "dec",
+    "decimal", "double", "float", "int", "integer", "interval", "long", "map", "numeric",
+    "real", "short", "smallint", "string", "struct", "timestamp", "timestamp_ltz",
+    "timestamp_ntz", "tinyint", "varchar", "variant", "void",
+})
+
 class Spark(Dialect):
     name = "spark"
     sqlglot_name = "databricks"
+    type_names = TYPE_NAMES
+    type_aliases = {"timestamp_ltz": "timestamp"}  # noqa: RUF012 (read only)
     # spark.sql.caseSensitive=false (pinned by the session): names resolve case-insensitively.
     case_insensitive_names = True
     library_metrics = True

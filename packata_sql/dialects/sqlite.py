@@ -34,6 +34,9 @@ class SQLite(Dialect):
     library_metrics = True
     regex_backtracks = False  # the registered function matches with RE2
     dynamic_typing = True
+    # Any name is a column type (its affinity follows from the name) and the catalog reports
+    # the text as declared: no name is unknown, and no two names are aliases.
+    literal_type_names = True
     regex_flavor = Flavor.RE2
     lexical = LexicalRules(
         identifiers={'"': '"', "`": "`", "[": "]"},

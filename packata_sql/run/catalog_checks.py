@@ -8,9 +8,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from packata_sql import engines
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
-from packata_sql.dialects.facts import ColumnFact, logical_compatible, physical_matches
+from packata_sql.dialects.facts import (
+    ColumnFact,
+    logical_compatible,
+    physical_matches,
+    type_base,
+    unknown_type,
+)
 from packata_sql.plans.compiler import CatalogPlan
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run.drift import Classification, baseline_of, classify
@@ -73,6 +80,11 @@ def answer(plan: CatalogPlan, facts: Sequence[ColumnFact], dialect: Dialect) -> 
     declared = str(constraint.argument("physicalType"))
     if physical_matches(declared, fact, dialect):
         return Answer(True)
+    if unknown_type(declared, dialect):
+        spec = engines.engine(dialect.name)
+        title = spec.title if spec is not None else dialect.name
+        return Answer(False, (f"physicalType {declared}, but {title} has no type named "
+                              f"'{type_base(declared, dialect)}' (found {fact.native_type})",))
     return Answer(False, (f"physicalType {declared} (found {fact.native_type})",))
 
 

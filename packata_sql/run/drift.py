@@ -247,7 +247,7 @@ def load_snapshot(text: str) -> list[tuple[str, tuple[Field, ...]]]:
     objects = []
     for entry in document.get("objects") or []:
         try:
-            fields = tuple(Field(str(f["name"]), str(f["native_type"]) or None, None,
+            fields = tuple(Field(str(f["name"]), _native_type(entry["object"], f), None,
                                  f.get("nullable") if isinstance(f.get("nullable"), bool) else None)
                            for f in entry["fields"])
             objects.append((str(entry["object"]), fields))
@@ -272,3 +272,13 @@ def _check_structure(document: dict[str, Any]) -> None:
         if not isinstance(fields, list) or not all(isinstance(f, dict) for f in fields):
             raise SnapshotError(f"objects[{index}].fields must be a list of objects with "
                                 "'name' and 'native_type'")
+
+
+def _native_type(obj: object, field: Mapping[str, Any]) -> str | None:
+    """A field's `native_type`: null (or "") is a type the baseline did not know, never the
+    type named 'None'; anything but text or null is not a snapshot."""
+    value = field["native_type"]
+    if value is None or isinstance(value, str):
+        return value or None
+    raise SnapshotError(f"object '{obj}' field '{field['name']}': 'native_type' must be a "
+                        "type name (text) or null")

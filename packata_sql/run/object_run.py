@@ -154,7 +154,7 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
     except ProviderError as error:
         if len(scan.plans) == 1:
             state.engine_error(error, scan.plans, scan.sql)
-            state.settle(scan.plans, Status.ERROR, error.category, error.code)
+            state.settle(scan.plans, Status.ERROR, error.category, error.code, sql=scan.sql)
             return
         for plan in scan.plans:  # one bad rule must not take the others down
             alone = build_scan(scan.object_segments, [plan], session.dialect, families, natives)

@@ -118,11 +118,15 @@ class RunState:
             self.options.on_error(key, message, sql)
 
     def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
-               provider_code: str | None = None, detail: str | None = None) -> None:
+               provider_code: str | None = None, detail: str | None = None,
+               sql: str | None = None) -> None:
+        """`sql`: the statement whose error ended the rules; `--show-sql` reports it as it
+        does a measured rule's."""
+        shown = sql if self.options.show_sql else None
         for plan in plans:
             self.results.setdefault(plan.rule.key, result_of(
                 plan.rule, status, unit=plan.rule.unit,
-                diagnostic=diagnostic(code, provider_code, detail),
+                diagnostic=diagnostic(code, provider_code, detail), sql=shown,
             ))
 
 

@@ -135,7 +135,7 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
             _run_sql(state, session, again)
             return
         state.engine_error(error, [plan], plan.sql)
-        state.settle([plan], Status.ERROR, error.category, error.code, error.detail)
+        state.settle([plan], Status.ERROR, error.category, error.code, error.detail, sql=plan.sql)
         return
     elapsed = int((state.clock() - started) * 1000)
     rule = plan.rule

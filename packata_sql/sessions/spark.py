@@ -198,7 +198,7 @@ class SparkConnectSession(TimedSession):
 
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         fields = self._spark.sql(self.dialect.probe_sql(segments)).schema.fields
-        return tuple(ColumnFact(str(f.name), position, f.dataType.simpleString(),
+        return tuple(ColumnFact(str(f.name), position, _declared_type(f),
                                 self.dialect.family(f.dataType.simpleString()), bool(f.nullable))
                      for position, f in enumerate(fields, 1))
 
@@ -245,6 +245,13 @@ class SparkConnectSession(TimedSession):
         if self._spark is not None and not self._stuck:
             with contextlib.suppress(Exception):
                 self._spark.stop()
+
+
+def _declared_type(field: Any) -> str:
+    """A column's type as the catalog declares it: Spark reads CHAR(n) and VARCHAR(n) columns
+    as STRING and keeps the declared type in the field's metadata (DESCRIBE shows it too)."""
+    declared = (field.metadata or {}).get("__CHAR_VARCHAR_TYPE_STRING")
+    return declared if isinstance(declared, str) and declared else str(field.dataType.simpleString())
 
 
 def _condition(error: BaseException) -> str | None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from packata_sql.demo import contract_path
+from packata_sql.dialects import get_dialect
 
 
 def run(*args: str, env: dict[str, str] | None = None,
@@ -71,6 +72,48 @@ def test_compile_shows_bound_sql_and_parameter_names(tmp_path):
         done = run("compile", str(contract), "--dialect", dialect)
         rule = json.loads(done.stdout)["rules"][0]
         assert (rule["sql"], rule["parameters"]) == (sql, ["p"])
+
+
+SERVERS = """\
+servers:
+  - {server: warehouse, type: snowflake, account: a, database: DB, schema: MART}
+  - {server: prod, type: postgres, host: db.example, database: shop, schema: Sales}
+  - {server: lake, type: spark, host: spark.example, catalog: main, schema: bronze}
+"""
+
+
+def test_compile_prepends_the_declared_schema_as_check_does(tmp_path):
+    """The schema a run on the contract's server of that dialect reads in: `{object}` and
+    `{schema}` bind to it and the scan reads it, as in `check` (no
+    schema-placeholder-without-schema)."""
+    contract = tmp_path / "c.yaml"
+    contract.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n"
+        + SERVERS + "schema:\n  - name: t\n    quality:\n"
+        "      - {id: rows, metric: rowCount, mustBe: 1}\n"
+        "      - {id: q, type: sql, query: 'SELECT COUNT(*) FROM {schema}.u JOIN {object} ON 1 = 1',"
+        " mustBe: 0}\n", encoding="utf-8")
+    for dialect, schema in [("postgres", '"Sales"'), ("spark", "`main`.`bronze`"),
+                            ("databricks", "`main`.`bronze`"), ("snowflake", '"MART"'),
+                            ("duckdb", None)]:
+        done = run("compile", str(contract), "--dialect", dialect, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        plan = json.loads(done.stdout)
+        rules = {r["key"]: r for r in plan["rules"]}
+        if schema is None:  # no server of that dialect: nothing to prepend, as in check
+            assert rules["q"]["finding"] == "schema-placeholder-without-schema"
+            assert plan["scans"][0]["object"] == ["t"]
+            continue
+        table = get_dialect(dialect).quote_identifier("t")
+        assert f"FROM {schema}.{table}" in rules["rows"]["sql"], dialect
+        if dialect == "snowflake":  # compiled only: no authored SQL
+            assert [f["code"] for f in plan["findings"]] == ["dialect-not-supported"]
+            continue
+        assert plan["findings"] == [], dialect
+        assert rules["q"]["sql"] == f"SELECT COUNT(*) FROM {schema}.u JOIN {schema}.{table} ON 1 = 1"
+    first = json.loads(run("compile", str(contract), "--format", "json").stdout)
+    assert first["dialect"] == "snowflake"
+    assert first["scans"][0]["object"] == ["MART", "t"]
 
 
 def test_check_takes_typed_parameters(tmp_path):

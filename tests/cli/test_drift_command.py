@@ -117,6 +117,27 @@ def test_bad_baseline_and_overrides_are_usage_errors(tmp_path):
     assert done.returncode == 3 and "field-removed" in done.stderr
 
 
+def test_a_null_native_type_in_the_baseline_is_an_unknown_type(tmp_path):
+    """`"native_type": null` is a type the baseline did not know (type-resolved, compatible),
+    never the type named 'None' and a breaking type-changed."""
+    baseline, contract, url, _ = drift_run(tmp_path)
+    document = json.loads(baseline.read_text(encoding="utf-8"))
+    document["objects"][0]["fields"][0]["native_type"] = None
+    baseline.write_text(json.dumps(document), encoding="utf-8")
+    code, report = check(contract, url, "--baseline", str(baseline))
+    drift = next(r for r in report["rules"] if r["key"] == "baseline[orders].drift")
+    assert (code, drift["status"]) == (0, "passed")
+    assert drift["changes"] == [{"field": "id", "change": "type-resolved",
+                                 "classification": "compatible", "before": None,
+                                 "after": "INTEGER"}]
+    document["objects"][0]["fields"][0]["native_type"] = 4
+    baseline.write_text(json.dumps(document), encoding="utf-8")
+    done = packata("check", str(contract), "--url", url, "--baseline", str(baseline))
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert f"{baseline}: object 'orders' field 'id': 'native_type' must be a type name" \
+        in done.stderr
+
+
 def test_the_contract_can_enable_drift_with_its_own_overrides(tmp_path):
     _, contract, url, database = drift_run(tmp_path)
     contract.write_text(CONTRACT + "customProperties:\n  - property: schemaDrift\n"
