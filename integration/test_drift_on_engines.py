@@ -12,8 +12,9 @@ from typing import Any
 import duckdb
 import pytest
 
+from packata_sql.contracts.drift import Classification, parse_overrides
 from packata_sql.dialects import Family, get_dialect
-from packata_sql.run.drift import Classification, classify, fields_from_facts, parse_overrides
+from packata_sql.run.drift import classify, fields_from_facts
 from packata_sql.sessions.base import open_session
 from packata_sql.sessions.endpoint import Endpoint
 
@@ -135,7 +136,8 @@ def test_narrowing_is_breaking_and_overrides_reclassify(target):
 def test_a_baseline_type_left_null_is_resolved_on_every_engine(target):
     """A snapshot whose fields say `"native_type": null` (the type was not known) reads as
     unknown: against the live table each field's type is resolved (compatible)."""
-    from packata_sql.run.drift import load_snapshot, snapshot_document
+    from packata_sql.contracts.drift import load_snapshot
+    from packata_sql.run.drift import snapshot_document
 
     target.build(BASE)
     facts = target.facts()

@@ -228,7 +228,7 @@ def _categories(chosen: Iterable[Category | str] | None) -> tuple[Category, ...]
 
 def _with_drift_rules(request: CheckRequest, contract: Contract) -> Contract:
     """`schema_drift` / `baseline`: drift rules join the contract's rules."""
-    from packata_sql.run.drift import (
+    from packata_sql.contracts.drift import (
         OverrideError,
         SnapshotError,
         contract_drift_rules,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from packata_sql.dialects.regex import (
     BRACES,
+    MAX_PATTERN_LENGTH,
     Flavor,
     NotPortable,
     class_end,
@@ -23,7 +24,6 @@ from packata_sql.dialects.regex import (
     portable,
 )
 
-MAX_PATTERN_LENGTH = 200
 _ESCAPE = re.compile(
     r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|0[0-7]{0,2}"
     r"|[0-3][0-7]{2}|(?P<backref>[1-9][0-9]?)|.)",
@@ -66,18 +66,6 @@ def backtracking_problem(pattern: str) -> str | None:
         return ("two unbounded repetitions can take turns at the same characters "
                 "(polynomial backtracking on this engine's matcher; bound one, e.g. {1,64})")
     return None
-
-
-def engine_problem(pattern: str) -> str | None:
-    """The guard of an engine that runs patterns in Python (SQLite): a pattern spelled by
-    `portable` (longer than its source) or written in an authored SQL rule."""
-    if len(pattern) > 8 * MAX_PATTERN_LENGTH:
-        return "the pattern is too long"
-    try:
-        compile_quietly(pattern)
-    except re.error:
-        return "the pattern is not a valid regular expression"
-    return backtracking_problem(pattern)
 
 
 def compile_quietly(pattern: str, flags: int = 0) -> re.Pattern[str]:

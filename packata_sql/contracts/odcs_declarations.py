@@ -207,7 +207,7 @@ def _drift_override_findings(findings: list[Finding], line: Lines, value: Mappin
                              index: int) -> None:
     """Each `change: level` override is read as `--drift` reads it; a wrong change key or
     level is an error at its own line, so `lint` and `check` stop on it alike."""
-    from packata_sql.run.drift import OverrideError, parse_overrides
+    from packata_sql.contracts.drift import OverrideError, parse_overrides
 
     for key, level in value.items():
         try:

@@ -30,6 +30,7 @@ from packata_sql.contracts.declared import (
     severity,
     target_object,
 )
+from packata_sql.contracts.drift import DEFAULTS, Classification
 from packata_sql.contracts.model import (
     Category,
     Constraint,
@@ -46,7 +47,6 @@ from packata_sql.contracts.model import (
 )
 from packata_sql.contracts.odcs_declarations import freeze
 from packata_sql.contracts.yaml_source import SourceError, load_yaml_text
-from packata_sql.run.drift import DEFAULTS, Classification
 from packata_sql.values import NotExact, exact_number
 
 DATA_TYPES = ("string", "integer", "number", "boolean", "date", "timestamp", "time", "object",

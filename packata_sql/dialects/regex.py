@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+#: The longest `pattern` a contract may declare (SEMANTICS 3.3); an engine guard allows 8x for
+#: the portable spelling, which is longer than its source.
+MAX_PATTERN_LENGTH = 200
 BRACES = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
 

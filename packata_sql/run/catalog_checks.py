@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from packata_sql import engines
+from packata_sql.contracts.drift import Classification, baseline_of
 from packata_sql.contracts.model import Severity
 from packata_sql.dialects import Dialect
 from packata_sql.dialects.facts import (
@@ -20,7 +21,7 @@ from packata_sql.dialects.facts import (
 )
 from packata_sql.plans.compiler import CatalogPlan
 from packata_sql.report import RuleResult, Status, result_of
-from packata_sql.run.drift import Classification, baseline_of, classify
+from packata_sql.run.drift import classify
 from packata_sql.run.names import find_column
 from packata_sql.spelling import closest
 

@@ -14,9 +14,9 @@ from urllib.parse import quote
 import re2
 import sqlglot.expressions as exp
 
-from packata_sql.catalog.patterns import MAX_PATTERN_LENGTH
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
+from packata_sql.dialects.regex import MAX_PATTERN_LENGTH
 from packata_sql.sessions.base import LoginFacts, ProviderError, Refused, Result, TimedSession
 from packata_sql.sessions.endpoint import Endpoint
 

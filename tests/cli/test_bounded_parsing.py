@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from packata_sql.run.drift import SNAPSHOT_FORMAT
+from packata_sql.contracts.drift import SNAPSHOT_FORMAT
 
 BINARY = str(Path(sys.executable).with_name("packata-sql"))
 DEEP = 100_000

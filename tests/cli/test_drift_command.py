@@ -151,9 +151,10 @@ def test_the_contract_can_enable_drift_with_its_own_overrides(tmp_path):
 
 
 def test_a_wide_drift_is_bounded_but_classified_in_full():
+    from packata_sql.contracts.drift import Classification, Field
     from packata_sql.dialects import Family, get_dialect
     from packata_sql.dialects.facts import ColumnFact
-    from packata_sql.run.drift import MAX_CHANGES, Classification, Field, classify
+    from packata_sql.run.drift import MAX_CHANGES, classify
 
     dialect = get_dialect("duckdb")
     added = [ColumnFact(f"c{i}", i + 1, "INTEGER", Family.NUMBER, True) for i in range(300)]
