@@ -69,9 +69,9 @@ def test_bare_command_prints_help_with_examples_and_exit_codes():
     assert re.search(r"^\s+2\s+incomplete", done.stdout, re.M)
 
 
-def test_help_lists_the_exit_codes_of_the_readme():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Exit codes"):readme.index("### Statuses")]
+def test_help_lists_the_exit_codes_of_the_docs():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = page[page.index("### Exit codes"):page.index("### Statuses")]
     documented = {int(code) for code in re.findall(r"\| (\d+)(?: \(1 with [^)]*\))? \|$", table,
                                                   re.M)}
     helped = packata("--help").stdout
