@@ -1,4 +1,4 @@
-"""Results and the aggregate outcome (SEMANTICS 1). Knows nothing about SQL."""
+"""Results and the aggregate outcome (docs/semantics.md 1). Knows nothing about SQL."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ class Report:
         return {s.value: sum(1 for r in self.results if r.status is s) for s in Status}
 
     def summary_by_category(self) -> dict[str, dict[str, int]]:
-        """Constraint and quality results counted apart (SEMANTICS 1.1), categories present only."""
+        """Constraint and quality results counted apart (docs/semantics.md 1.1), categories present only."""
         present = [c for c in Category if any(r.category is c for r in self.results)]
         return {c.value: {s.value: sum(1 for r in self.results
                                        if r.category is c and r.status is s) for s in Status}

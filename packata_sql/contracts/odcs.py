@@ -43,7 +43,7 @@ from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_fil
 
 Path = YamlPath
 
-# Keys the official schemas do not define but contracts use: snake-case operators (SEMANTICS
+# Keys the official schemas do not define but contracts use: snake-case operators (docs/semantics.md
 # 2.1), the ODCS 3.0.x habit of `validValues` beside `rule`, and a few earlier spellings.
 _EXTRA_KEYS = {
     "top": frozenset({"references"}),

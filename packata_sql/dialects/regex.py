@@ -1,5 +1,5 @@
 """Regular expressions spelled per engine, so that one pattern matches the same texts on every
-engine (SEMANTICS 3.3); the guards that refuse patterns live in catalog/patterns.py."""
+engine (docs/semantics.md 3.3); the guards that refuse patterns live in catalog/patterns.py."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class SqlPlan:
-    """An authored query, bound for one dialect: it runs as written (SEMANTICS 4)."""
+    """An authored query, bound for one dialect: it runs as written (docs/semantics.md 4)."""
 
     rule: Rule
     sql: str

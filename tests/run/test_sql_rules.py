@@ -1,4 +1,4 @@
-"""SEMANTICS 4: authored SQL rules on DuckDB and SQLite, end to end through the runner."""
+"""docs/semantics.md 4: authored SQL rules on DuckDB and SQLite, end to end through the runner."""
 
 from __future__ import annotations
 
