@@ -20,7 +20,7 @@ import pytest
 from packata_sql.cli.main import main as packata_main
 
 FIXTURE = Path(__file__).parent / "dbt_fixture"
-README = Path(__file__).resolve().parents[1] / "README.md"
+DBT_PAGE = Path(__file__).resolve().parents[1] / "docs" / "dbt.md"
 PROJECT = "packata_dbt_test"
 CONTRACT = "orders.odcs.yaml"
 WRITER_CONTRACT = "writer.odcs.yaml"
@@ -39,10 +39,10 @@ def runner_class() -> Any:
 
 
 def readme_hook() -> str:
-    """The post-hook line exactly as the README's "Use with dbt" section shows it."""
+    """The post-hook line exactly as docs/dbt.md shows it."""
     found = re.search(r'# dbt_project.yml\nmodels:\n  my_project:\n    \+post-hook: "(.*)"\n',
-                      README.read_text(encoding="utf-8"))
-    assert found, "README's Use with dbt section lost its dbt_project.yml example"
+                      DBT_PAGE.read_text(encoding="utf-8"))
+    assert found, "docs/dbt.md lost its dbt_project.yml example"
     return found.group(1)
 
 

@@ -91,7 +91,7 @@ def _seen(report: packata_sql.Report) -> Any:
 
 
 def test_observation_time_is_bound_as_a_typed_timestamp(events, tmp_path):
-    """SEMANTICS 1.5: the SQL rule reads the run's instant, never the engine's clock; the
+    """docs/semantics.md 1.5: the SQL rule reads the run's instant, never the engine's clock; the
     same data passes at one observation time and fails at another, on every engine."""
     endpoint = events("one")
     plans = packata_sql.compile(_contract(tmp_path), endpoint.engine, schema=endpoint.schema)

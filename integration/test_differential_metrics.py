@@ -1,5 +1,5 @@
 """The same datasets on DuckDB, SQLite, PostgreSQL, MariaDB and Spark yield identical
-measurements for every library metric and unit (SEMANTICS 3), every schema constraint kind and
+measurements for every library metric and unit (docs/semantics.md 3), every schema constraint kind and
 every pattern case. Each object is read through a view whose name holds a space, quotes, a dot,
 a backtick and mixed case, with columns named `select`, `a"b`, `a`b`; the data holds NULL keys,
 `''`, `'N/A'` vs `'n/a'` vs `'N/A '`, `é`/`É`, an emoji, decimal edges and case-insensitive
@@ -238,7 +238,7 @@ OBJECT_RULES = {
     "dups_pair": {"metric": "duplicateValues", "arguments": {"properties": [NUMBER, MIXED]},
                   "mustBe": 0},
 }
-# Worked by hand from ROWS and SEMANTICS 3.
+# Worked by hand from ROWS and docs/semantics.md 3.
 EXPECTED = {
     "nulls_a": 1, "nulls_b_pct": 20, "missing_a": 2, "missing_b_pct": 20, "valid_a": 5,
     "pattern_a": 4, "pattern_underscore": 80, "valid_number": 3, "dups_a": 0, "dups_mixed": 2,
@@ -409,7 +409,7 @@ CONSTRAINT_COLUMNS: dict[str, tuple[str, str, dict[str, Any]]] = {
 # Column names with quotes, a backtick and a space (the keys use the property names).
 PHYSICAL = {"email": "e'mail \"x\" `y`", "k2": "K 2"}
 P = "schema[cons].properties"
-# Worked by hand from CONSTRAINT_ROWS (README "Constraints").
+# Worked by hand from CONSTRAINT_ROWS (docs/formats.md "Constraints").
 CONSTRAINT_EXPECTED: dict[str, tuple[Status, object]] = {
     f"{P}[name].required": (Status.FAILED, 1),  # row 5
     f"{P}[name].unique": (Status.FAILED, 1),  # 'a' twice; 'A' and 'a ' are other values
@@ -604,7 +604,7 @@ def test_postgres_enum_columns_compare_as_text(postgres, tmp_path):
     }
 
 
-# SEMANTICS 3.3 on every engine: a pattern means what it means in RE2 (ASCII classes, `.` is
+# docs/semantics.md 3.3 on every engine: a pattern means what it means in RE2 (ASCII classes, `.` is
 # anything but a newline, `$` only at the very end), with (?i) folding ASCII letters only,
 # whatever the engine's own regex library.
 PATTERN_VALUES = ["abc\n", "naïve", "a\nb", "٣", "x y", "\u00a0", "ABC", "a.b", "tab\t", "é",

@@ -1,5 +1,5 @@
 """Schema drift on DuckDB, SQLite, PostgreSQL and MariaDB: a table changed one column at a time
-against a snapshot of the original, each change classified as the README's table says, with
+against a snapshot of the original, each change classified as the table of docs/formats.md says, with
 overrides. Column facts come from each engine's catalog through the read-only session."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A finding is not a refusal (issue 19 items 3-5, SEMANTICS 1.2), on DuckDB, SQLite,
+"""A finding is not a refusal (issue 19 items 3-5, docs/semantics.md 1.2), on DuckDB, SQLite,
 PostgreSQL, MariaDB and Spark through the real `check` program: a contract with an unknown
 metric, a misspelt operator and an unknown object key among valid rules measures the valid
 ones on every engine, skips the misspelt ones with their findings, reads another tool's

@@ -1,4 +1,4 @@
-"""SEMANTICS 3.2 on every live engine: a membership list may hold members the property's
+"""docs/semantics.md 3.2 on every live engine: a membership list may hold members the property's
 declared type can never hold (`''` on an integer column, a habit of contracts written for other
 tools). Those members match no cell and a warning finding says so; NULL still counts."""
 

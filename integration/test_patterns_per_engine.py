@@ -1,4 +1,4 @@
-"""Patterns are judged per engine (SEMANTICS 3.3), measured on the live engines: the
+"""Patterns are judged per engine (docs/semantics.md 3.3), measured on the live engines: the
 catastrophic corpus makes MariaDB's PCRE2 give up (a wrong "no match" with a warning) and
 runs at once on RE2 and PostgreSQL; real patterns run right on every engine."""
 

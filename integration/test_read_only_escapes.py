@@ -1,5 +1,5 @@
-"""The read-only escape corpus on PostgreSQL and MariaDB (DESIGN.md "Connections and
-sessions"), differential: every attempt first has its effect on an unguarded admin connection
+"""The read-only escape corpus on PostgreSQL and MariaDB (docs/engines.md, "Per-engine
+facts the code relies on"), differential: every attempt first has its effect on an unguarded admin connection
 (it writes, creates, changes or reads what it should not), then the session of a SELECT-only
 login and of a privileged login refuses it and the effect, measured on the server, is absent.
 The routes a DBA can hand a login (roles, definer objects, dblink, …) are in

@@ -1,5 +1,5 @@
 """SQL rules on PostgreSQL and MariaDB through a SELECT-only login: placeholders, parameters
-with literal `%`, and the single-cell rule (SEMANTICS 4.4)."""
+with literal `%`, and the single-cell rule (docs/semantics.md 4.4)."""
 
 from __future__ import annotations
 

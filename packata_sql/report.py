@@ -1,4 +1,4 @@
-"""Results and the aggregate outcome (SEMANTICS 1). Knows nothing about SQL."""
+"""Results and the aggregate outcome (docs/semantics.md 1). Knows nothing about SQL."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ class Report:
     def blocking_findings(self) -> tuple[Finding, ...]:
         """Error findings that name no rule (an unknown key on an object or the document, an
         unsupported apiVersion, a duplicate rule id): no single rule is skipped for them, yet
-        the run cannot pass (SEMANTICS 1.2)."""
+        the run cannot pass (docs/semantics.md 1.2)."""
         return tuple(f for f in self.findings if f.level is Level.ERROR and f.rule_key is None)
 
     def _accepted(self, result: RuleResult) -> bool:
@@ -171,7 +171,7 @@ class Report:
         return {s.value: sum(1 for r in self.results if r.status is s) for s in Status}
 
     def summary_by_category(self) -> dict[str, dict[str, int]]:
-        """Constraint and quality results counted apart (SEMANTICS 1.1), categories present only."""
+        """Constraint and quality results counted apart (docs/semantics.md 1.1), categories present only."""
         present = [c for c in Category if any(r.category is c for r in self.results)]
         return {c.value: {s.value: sum(1 for r in self.results
                                        if r.category is c and r.status is s) for s in Status}

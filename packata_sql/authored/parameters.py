@@ -1,6 +1,6 @@
 """`--param NAME=VALUE` (or `NAME:TYPE=VALUE`): typed run values for `{param:NAME}`.
 
-Values reach the driver as parameters, never as SQL text (SEMANTICS 4.3).
+Values reach the driver as parameters, never as SQL text (docs/semantics.md 4.3).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The lexer for authored SQL: splits text into code, strings, quoted identifiers, comments and
-dollar quotes, following one dialect's `LexicalRules` (SEMANTICS 4).
+dollar quotes, following one dialect's `LexicalRules` (docs/semantics.md 4).
 
 A hand-written scanner per dialect, not sqlglot's tokenizer: sqlglot swallows text after command
 keywords, treats `{# … #}` and MySQL `/*! … */` as comments, and accepts SQLite `[a]]b]`. Work

@@ -1,5 +1,5 @@
 """Authored SQL binding: placeholders are replaced in code only, never inside strings,
-quoted identifiers, comments or dollar quotes (SEMANTICS 4). The text is split by the dialect's
+quoted identifiers, comments or dollar quotes (docs/semantics.md 4). The text is split by the dialect's
 lexer (`scanner`); the output is the original text with only the placeholder spans replaced.
 """
 
@@ -28,7 +28,7 @@ OBJECT_NAMES = frozenset({"object", "table", "model"})
 PROPERTY_NAMES = frozenset({"property", "column", "field"})
 SCHEMA_NAMES = frozenset({"schema"})
 #: `{observation_time}`: the run's observation instant, bound as a typed timestamp parameter
-#: (SEMANTICS 1.5), so authored SQL never needs `now()` and a run can be replayed.
+#: (docs/semantics.md 1.5), so authored SQL never needs `now()` and a run can be replayed.
 OBSERVATION_PARAMETER = "observation_time"
 #: datacontract-cli placeholders that name server settings packata-sql does not read.
 FOREIGN_NAMES = frozenset({"dataset", "project", "catalog", "database"})

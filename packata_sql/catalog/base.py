@@ -33,7 +33,7 @@ _LOGICAL_FAMILIES = {
     "object": Family.OTHER,
     "array": Family.OTHER,
 }
-# Which member kinds a column family can hold (SEMANTICS 3.2: typed membership).
+# Which member kinds a column family can hold (docs/semantics.md 3.2: typed membership).
 _HOLDS = {
     Family.TEXT: {Family.TEXT},
     Family.NUMBER: {Family.NUMBER},

@@ -32,7 +32,7 @@ PORTABLE_FORMATS = {
     "uuid": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
     "email": "^[^@ ]+@[^@ ]+[.][^@ .]+$",
     # Four octets spelled out: a repeated group with alternation is refused on backtracking
-    # engines (SEMANTICS 3.3).
+    # engines (docs/semantics.md 3.3).
     "ipv4": "^" + "[.]".join(["(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"] * 4) + "$",
 }
 _TEXT_ONLY = (None, Family.TEXT, Family.DYNAMIC)

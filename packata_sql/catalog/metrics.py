@@ -1,4 +1,4 @@
-"""The five ODCS library metrics, one handler each (SEMANTICS 3). Each count is an integer
+"""The five ODCS library metrics, one handler each (docs/semantics.md 3). Each count is an integer
 aggregate over every row of the object; percentages are computed in Python."""
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ class DuplicateValues(MetricHandler):
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         if len(columns) == 1:
-            # COUNT(DISTINCT) skips NULL; NULL is one more key when present (SEMANTICS 3).
+            # COUNT(DISTINCT) skips NULL; NULL is one more key when present (docs/semantics.md 3).
             null_key = exp.Coalesce(
                 this=exp.Max(this=exp.Case().when(
                     exp.Is(this=context.column(columns[0]), expression=exp.Null()), _ONE

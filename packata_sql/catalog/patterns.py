@@ -1,4 +1,4 @@
-"""Guards on `invalidValues.pattern` before any SQL exists (SEMANTICS 3.3).
+"""Guards on `invalidValues.pattern` before any SQL exists (docs/semantics.md 3.3).
 
 `pattern_problem` applies on every engine (length, syntax, one meaning everywhere).
 `backtracking_problem` applies only where the dialect's matcher backtracks (PCRE, ICU, Java,

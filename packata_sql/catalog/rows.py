@@ -123,7 +123,7 @@ class AllowedValues(RowCheck):
 
 
 class Matches(RowCheck):
-    """Non-NULL text in which `pattern` finds no match (unanchored search, SEMANTICS 3.3)."""
+    """Non-NULL text in which `pattern` finds no match (unanchored search, docs/semantics.md 3.3)."""
 
     kind = "matches"
 

@@ -68,7 +68,7 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
 def print_misspellings(path: str, contract: Contract) -> bool:
     """What `check` and `compile` print first, before connecting (a misspelt metric or key, an
     invalid drift override, …: fast feedback with file:line and the right spelling); the run
-    goes on, those rules skipped (SEMANTICS 1.2). Lint reads ODCS only; False for other
+    goes on, those rules skipped (docs/semantics.md 1.2). Lint reads ODCS only; False for other
     formats."""
     if dict(contract.declaration).get("format", "odcs") != "odcs":
         return False

@@ -23,7 +23,7 @@ SPELLING = frozenset({"unknown-metric", "unknown-argument", "unknown-operator", 
 #: What `check` and `compile` print first, before connecting, as `lint` reports it
 #: (misspellings, including any unknown key, an invalid drift override, an unsupported
 #: apiVersion, a duplicate rule id). Each is a finding: its rules are skipped (or the run
-#: cannot pass) and every other rule runs (SEMANTICS 1.2).
+#: cannot pass) and every other rule runs (docs/semantics.md 1.2).
 PRINTED_FIRST = SPELLING | {"unknown-constraint-key", "unknown-option", "unknown-key",
                             "invalid-drift-override", "catalog-version-mismatch",
                             "duplicate-id"}

@@ -1,6 +1,6 @@
 """Thresholds: which operators exist, how operands are validated, and the verdict.
 
-This is the only module that knows the eight operators (SEMANTICS 2).
+This is the only module that knows the eight operators (docs/semantics.md 2).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ SPELLINGS: dict[str, Operator] = {
 }
 _RANGES = (Operator.BETWEEN, Operator.NOT_BETWEEN)
 _ORDERING = (Operator.GT, Operator.GE, Operator.LT, Operator.LE)
-# SEMANTICS 2.3: failure guidance order, whatever the declaration order.
+# docs/semantics.md 2.3: failure guidance order, whatever the declaration order.
 GUIDANCE_ORDER = (
     Operator.EQ, Operator.GT, Operator.GE, Operator.LT, Operator.LE,
     Operator.BETWEEN, Operator.NE, Operator.NOT_BETWEEN,
@@ -202,7 +202,7 @@ def _inside(interval: Interval, value: Fraction, inclusive: bool) -> bool:
 
 
 def comparable(expectation: Expectation, value: Fraction | bool) -> bool:
-    """A boolean measurement compares only with boolean operands (SEMANTICS 2.5)."""
+    """A boolean measurement compares only with boolean operands (docs/semantics.md 2.5)."""
     operand = expectation.operand
     if isinstance(value, bool):
         return isinstance(operand, bool)
@@ -231,7 +231,7 @@ def verdict(expectations: tuple[Expectation, ...], value: Fraction | bool) -> Ve
 
 def expects_boolean(expectations: tuple[Expectation, ...]) -> bool:
     """The rule wants a truth value: every operand is a boolean, or there is no expectation
-    (a measurement without one is judged only as a boolean, SEMANTICS 2.6)."""
+    (a measurement without one is judged only as a boolean, docs/semantics.md 2.6)."""
     return all(isinstance(item.operand, bool) for item in expectations)
 
 

@@ -1,4 +1,4 @@
-"""Which metric catalog this build implements; reports name it (SEMANTICS 3)."""
+"""Which metric catalog this build implements; reports name it (docs/semantics.md 3)."""
 
 CATALOG = "odcs"
 CATALOG_VERSION = "3.2.0"

@@ -92,7 +92,7 @@ class Library:
 
 @dataclass(frozen=True)
 class Constraint:
-    """What a schema declares about permitted data (SEMANTICS-style docs in the README):
+    """What a schema declares about permitted data (docs/formats.md, "Constraints"):
     `kind` names one check (`required`, `unique`, `primaryKey`, a logicalTypeOptions key, or a
     catalog check `present`/`logicalType`/`physicalType`), `columns` the physical columns in
     order (a composite primary key in position order)."""

@@ -46,7 +46,7 @@ from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_fil
 
 Path = YamlPath
 
-# Keys the official schemas do not define but contracts use: snake-case operators (SEMANTICS
+# Keys the official schemas do not define but contracts use: snake-case operators (docs/semantics.md
 # 2.1), the ODCS 3.0.x habit of `validValues` beside `rule`, and a few earlier spellings.
 _EXTRA_KEYS = {
     "top": frozenset({"references"}),
@@ -151,7 +151,7 @@ class _Reader:
 
     def distinct_ids(self) -> None:
         """Two rules with the same `id`: both are measured, each keyed by its source path,
-        and a `duplicate-id` finding keeps the run from passing (SEMANTICS 1.2)."""
+        and a `duplicate-id` finding keeps the run from passing (docs/semantics.md 1.2)."""
         renamed: dict[str, str] = {}
         for rule_id, keys in self.ids.items():
             if len(keys) < 2:

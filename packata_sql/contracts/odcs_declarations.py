@@ -17,7 +17,7 @@ Lines = Callable[[YamlPath], int | None]
 #: rule (the constraint would otherwise go unchecked and the run could pass).
 CONSTRAINT_KEYS = frozenset({"required", "unique", "primaryKey", "primaryKeyPosition",
                              "logicalType", "logicalTypeOptions", "physicalType", "enum"})
-#: logicalTypeOptions keys packata-sql reads beyond the official schemas (README).
+#: logicalTypeOptions keys packata-sql reads beyond the official schemas (docs/formats.md).
 _EXTRA_OPTIONS = frozenset({"validValues", "enum"})
 #: Property keys of other versions and tools that public contracts use, each with the ODCS 3
 #: key it means and whether its boolean reads inverted (`isNullable: false` is

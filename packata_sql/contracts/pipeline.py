@@ -1,9 +1,9 @@
 """Pipeline `data_quality.rules` → canonical rules, keyed by each rule's `name`.
 
-Assertions are the SEMANTICS 2 operators in camelCase or snake_case (`expectations.py` parses
+Assertions are the docs/semantics.md 2 operators in camelCase or snake_case (`expectations.py` parses
 them); `mustBeBetween` is inclusive here. Every operand of every rule is validated at load: a
 malformed rule is a usage error naming the rule and key, never echoing the operand. Without an
-assertion the metric must be 0 (SEMANTICS 2.6): no failing rows, or an empty object for
+assertion the metric must be 0 (docs/semantics.md 2.6): no failing rows, or an empty object for
 `row_count`.
 """
 

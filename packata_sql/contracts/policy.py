@@ -104,7 +104,7 @@ def load_policy(path: str, text: str, object_name: str | None = None) -> Contrac
 
 def _unknown_top_key(key: str, line: int | None) -> Finding:
     """An unknown top-level key (`schema_polcy`) is not read: an error finding that keeps the
-    run from passing (SEMANTICS 1.2), with the closest key; rules run."""
+    run from passing (docs/semantics.md 1.2), with the closest key; rules run."""
     from packata_sql.spelling import closest
 
     match = closest(key, _TOP_KEYS)

@@ -139,7 +139,7 @@ class Dialect:
             return left.casefold() == right.casefold()
         return left == right
 
-    # Typed comparisons (SEMANTICS 3.2): text is compared binary, never through a cast.
+    # Typed comparisons (docs/semantics.md 3.2): text is compared binary, never through a cast.
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         raise NotImplementedError
 

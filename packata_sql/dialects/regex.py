@@ -1,12 +1,12 @@
 """Regular expressions spelled per engine, so that one pattern matches the same texts on every
-engine (SEMANTICS 3.3); the guards that refuse patterns live in catalog/patterns.py."""
+engine (docs/semantics.md 3.3); the guards that refuse patterns live in catalog/patterns.py."""
 
 from __future__ import annotations
 
 import re
 from enum import Enum
 
-#: The longest `pattern` a contract may declare (SEMANTICS 3.3); an engine guard allows 8x for
+#: The longest `pattern` a contract may declare (docs/semantics.md 3.3); an engine guard allows 8x for
 #: the portable spelling, which is longer than its source.
 MAX_PATTERN_LENGTH = 200
 BRACES = re.compile(r"\{(\d*)(,?)(\d*)\}")

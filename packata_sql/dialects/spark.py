@@ -81,7 +81,7 @@ class Spark(Dialect):
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
-        # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as SEMANTICS 3.3 wants.
+        # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as docs/semantics.md 3.3 wants.
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
 
     def family(self, type_name: str) -> Family:

@@ -71,7 +71,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class SqlPlan:
-    """An authored query, bound for one dialect: it runs as written (SEMANTICS 4). An
+    """An authored query, bound for one dialect: it runs as written (docs/semantics.md 4). An
     expression rule's predicate runs as one too, so it meets the same refusal."""
 
     rule: Rule

@@ -113,7 +113,7 @@ def _bounded(endpoint: Endpoint, remaining_s: float) -> Endpoint:
 
 
 def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
-    """An authored query: exactly one result set, one row, one column (SEMANTICS 4.4)."""
+    """An authored query: exactly one result set, one row, one column (docs/semantics.md 4.4)."""
     if state.remaining() <= 0:
         state.settle([plan], Status.INCONCLUSIVE, "budget-exhausted")
         return

@@ -30,7 +30,7 @@ _OPENING = threading.Lock()
 
 
 class DuckDBSession(TimedSession):
-    """DESIGN.md recipe: a file opened read-only, external access off, configuration locked,
+    """docs/engines.md recipe: a file opened read-only, external access off, configuration locked,
     exactly one SELECT per statement according to DuckDB's own parser."""
 
     def __init__(self, endpoint: Endpoint) -> None:
@@ -184,7 +184,7 @@ class SQLiteSession(TimedSession):
         self._conn.set_progress_handler(self._past_deadline, _PROGRESS_STEPS)
 
     def _regexp(self, pattern: object, value: object) -> int | None:
-        """SEMANTICS 3.3 search semantics in RE2, linear in the text whatever the pattern, so
+        """docs/semantics.md 3.3 search semantics in RE2, linear in the text whatever the pattern, so
         no cell holds the statement past its deadline; patterns RE2 refuses are errors."""
         if value is None or pattern is None:
             return None

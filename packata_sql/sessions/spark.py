@@ -113,7 +113,7 @@ class SparkConnectSession(TimedSession):
             from pyspark.sql.connect.session import SparkSession
         except ImportError:
             raise ProviderError("driver-missing", "pyspark") from None
-        # The client logs every server error with the statement and a JVM stack (SEMANTICS 5).
+        # The client logs every server error with the statement and a JVM stack (docs/semantics.md 5).
         logging.getLogger("SQLQueryContextLogger").disabled = True
         logging.getLogger("pyspark").setLevel(logging.CRITICAL)
         warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")

@@ -72,7 +72,7 @@ def test_load_compile_check_at_the_package_top(shop):
 
 
 def test_the_observation_time_decides_a_rule_that_reads_now(shop):
-    """SEMANTICS 1.5: `{observation_time}` is the run's instant, bound as a typed parameter."""
+    """docs/semantics.md 1.5: `{observation_time}` is the run's instant, bound as a typed parameter."""
     contract_path, url = shop
     plans = packata_sql.compile(packata_sql.load(contract_path), "duckdb")
     early = packata_sql.check(plans, url, observed_at=datetime(2026, 2, 1, tzinfo=UTC))

@@ -1,4 +1,4 @@
-"""Schema constraints as worked examples, executed on DuckDB and SQLite (README "Constraints")."""
+"""Schema constraints as worked examples, executed on DuckDB and SQLite (docs/formats.md "Constraints")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SEMANTICS 3: every library metric as a worked example, executed on DuckDB and SQLite."""
+"""docs/semantics.md 3: every library metric as a worked example, executed on DuckDB and SQLite."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def column_table(values: list[object], kind: str = "text", name: str = "c") -> l
     return [("t", [(name, kind)], [(v,) for v in values])]
 
 
-# SEMANTICS 3, rowCount: every row, including rows with NULL fields; empty table → 0.
+# docs/semantics.md 3, rowCount: every row, including rows with NULL fields; empty table → 0.
 def test_row_count_counts_rows_with_nulls(engine, check, contract_for):
     contract = contract_for("", object_rules="- metric: rowCount\n  mustBe: 3")
     result = only(check(engine, contract, column_table(["a", None, None])))
@@ -44,7 +44,7 @@ def test_row_count_percent_is_a_finding(engine, check, contract_for):
     assert result.diagnostic.code == "unit-not-supported"
 
 
-# SEMANTICS 3, nullValues: SQL NULL only; empty strings and markers are not NULL.
+# docs/semantics.md 3, nullValues: SQL NULL only; empty strings and markers are not NULL.
 def test_null_values_ignore_empty_strings_and_markers(engine, check, contract_for):
     contract = contract_for("- metric: nullValues\n  mustBe: 2")
     result = only(check(engine, contract, column_table(["", "NULL", "null", None, None, "x"])))
@@ -66,7 +66,7 @@ def test_percent_of_empty_table_is_inconclusive(engine, check, contract_for):
     assert result.diagnostic.code == "zero-rows"
 
 
-# SEMANTICS 3, missingValues: members of the list; NULL only when the list holds null.
+# docs/semantics.md 3, missingValues: members of the list; NULL only when the list holds null.
 def test_missing_values_count_members_but_not_null_unless_listed(engine, check, contract_for):
     rules = """
     - metric: missingValues
@@ -92,7 +92,7 @@ def test_missing_values_requires_its_list(engine, check, contract_for):
     assert result.diagnostic.code == "missing-argument"
 
 
-# SEMANTICS 3.2: text equality is exact: case, accents and trailing spaces matter.
+# docs/semantics.md 3.2: text equality is exact: case, accents and trailing spaces matter.
 def test_text_membership_is_binary_whatever_the_collation(engine, check, contract_for):
     rules = """
     - metric: invalidValues
@@ -104,7 +104,7 @@ def test_text_membership_is_binary_whatever_the_collation(engine, check, contrac
     assert result.value == 4  # A, "a ", e, É
 
 
-# SEMANTICS 3.2: 1, 1.0 and "1" are different members; no silent casts.
+# docs/semantics.md 3.2: 1, 1.0 and "1" are different members; no silent casts.
 def test_numeric_member_never_matches_text_cells(engine, check, contract_for):
     rules = """
     - metric: missingValues
@@ -143,7 +143,7 @@ def test_numeric_members_compare_mathematically(engine, check, contract_for):
     assert (result.status, result.value) == (Status.PASSED, 1)
 
 
-# SEMANTICS 3, invalidValues: NULL is valid only when validValues holds null and no pattern.
+# docs/semantics.md 3, invalidValues: NULL is valid only when validValues holds null and no pattern.
 def test_invalid_values_null_handling(engine, check, contract_for):
     rules = """
     - metric: invalidValues
@@ -162,7 +162,7 @@ def test_invalid_values_null_handling(engine, check, contract_for):
     ]
 
 
-# SEMANTICS 3.3: unanchored search semantics.
+# docs/semantics.md 3.3: unanchored search semantics.
 def test_pattern_is_a_search_unless_anchored(engine, check, contract_for):
     rules = """
     - metric: invalidValues
@@ -220,7 +220,7 @@ def test_lookaround_is_unsupported_where_patterns_run_in_re2(engine, check, cont
     assert (result.status, result.diagnostic.code) == (Status.SKIPPED, "unsupported-pattern")
 
 
-# SEMANTICS 3.3: engines with a linear-time matcher run `.*.*…=` (backtracking ones refuse it as
+# docs/semantics.md 3.3: engines with a linear-time matcher run `.*.*…=` (backtracking ones refuse it as
 # polynomial); SQLite's matcher held one 60 kB cell for half an hour when it backtracked. Every
 # such engine measures it within --timeout.
 def test_patterns_that_pass_the_guard_run_in_linear_time(engine, check, contract_for):
@@ -242,7 +242,7 @@ def test_pattern_on_declared_non_text_property_is_a_finding(engine, check, contr
     assert result.diagnostic.code == "pattern-on-non-text"
 
 
-# SEMANTICS 3, duplicateValues: excess occurrences, NULL takes part in equality.
+# docs/semantics.md 3, duplicateValues: excess occurrences, NULL takes part in equality.
 def test_duplicates_count_excess_occurrences(engine, check, contract_for):
     contract = contract_for("- metric: duplicateValues\n  mustBe: 3")
     result = only(check(engine, contract, column_table(["A", "A", "A", "B", "B", "C"])))

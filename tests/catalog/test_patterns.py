@@ -1,4 +1,4 @@
-"""SEMANTICS 3.3 pattern guards, before any SQL is generated."""
+"""docs/semantics.md 3.3 pattern guards, before any SQL is generated."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_engine_specific_pattern_support(dialect, pattern, supported):
     assert (get_dialect(dialect).pattern_problem(pattern) is None) is supported
 
 
-# SEMANTICS 3.3: one meaning on every engine (RE2's); each flavor spells it explicitly.
+# docs/semantics.md 3.3: one meaning on every engine (RE2's); each flavor spells it explicitly.
 @pytest.mark.parametrize("pattern,flavor,spelled", [
     (r"^\w+$", "re2", "^[0-9A-Za-z_]+$"),
     (r"^\w+$", "icu-pcre", r"^[0-9A-Za-z_]+\z"),

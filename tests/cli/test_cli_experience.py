@@ -69,9 +69,9 @@ def test_bare_command_prints_help_with_examples_and_exit_codes():
     assert re.search(r"^\s+2\s+incomplete", done.stdout, re.M)
 
 
-def test_help_lists_the_exit_codes_of_the_readme():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Exit codes"):readme.index("### Statuses")]
+def test_help_lists_the_exit_codes_of_the_docs():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = page[page.index("### Exit codes"):page.index("### Statuses")]
     documented = {int(code) for code in re.findall(r"\| (\d+)(?: \(1 with [^)]*\))? \|$", table,
                                                   re.M)}
     helped = packata("--help").stdout
@@ -128,7 +128,7 @@ def test_missing_table_is_named_with_the_closest_name(shop):
     ("mustBeLessThan: 10", "mustBeLesThan: 10", 20),
 ])
 def test_misspellings_are_printed_before_connecting_and_the_run_goes_on(shop, typo, fix, line):
-    """SEMANTICS 1.2 (issue 19 item 3): the fast feedback stays, the refusal goes."""
+    """docs/semantics.md 1.2 (issue 19 item 3): the fast feedback stays, the refusal goes."""
     contract, url = shop
     contract.write_text(contract.read_text().replace(typo, fix))
     # The URL points nowhere: the misspelling is printed before the connection is tried.

@@ -1,4 +1,4 @@
-"""Findings, not refusals (issue 19 items 3-5, SEMANTICS 1.2-1.3): an unknown metric, operator
+"""Findings, not refusals (issue 19 items 3-5, docs/semantics.md 1.2-1.3): an unknown metric, operator
 or key skips its rule (or keeps the run from passing when it names no rule), every other rule
 runs, and the exit code says incomplete (2) or fail (1); only a file that cannot be parsed is
 a usage error (3). Other tools' spellings of ODCS 3 keys are read, with an info finding that

@@ -1,4 +1,6 @@
-"""The README's contract example runs as shown, against a warehouse file beside it."""
+"""The README's contract example runs as shown, against a warehouse file beside it, and the
+examples of the docs/ pages (the JSON report, constraints, drift, policy, pipeline) print what
+they say."""
 
 from __future__ import annotations
 
@@ -12,7 +14,10 @@ from pathlib import Path
 
 import duckdb
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+CLI_PAGE = ROOT / "docs" / "cli.md"
+FORMATS_PAGE = ROOT / "docs" / "formats.md"
 
 
 def _readme_contract(readme: str, folder: Path) -> None:
@@ -70,15 +75,14 @@ def _untimed(text: str) -> str:
 
 
 def test_readme_shows_the_real_json_report(tmp_path):
-    """The README's JSON example is what its documented command prints for the README's
+    """docs/cli.md's JSON example is what its documented command prints for the README's
     contract and warehouse (times normalised)."""
-    text = README.read_text(encoding="utf-8")
-    shown = re.search(r"<!-- readme-json -->\n```sh\n(.*?)\n```\n\n```json\n(.*?)```", text,
-                      re.DOTALL)
+    shown = re.search(r"<!-- readme-json -->\n```sh\n(.*?)\n```\n\n```json\n(.*?)```",
+                      CLI_PAGE.read_text(encoding="utf-8"), re.DOTALL)
     assert shown is not None
     command = shlex.split(shown.group(1))
     assert command[:2] == ["packata-sql", "check"]
-    _readme_contract(text, tmp_path)
+    _readme_contract(README.read_text(encoding="utf-8"), tmp_path)
     done = subprocess.run([sys.executable, "-m", "packata_sql", *command[1:]], capture_output=True,
                           text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
@@ -88,7 +92,8 @@ def test_readme_shows_the_real_json_report(tmp_path):
 def test_readme_has_an_install_line_and_no_outside_links():
     text = README.read_text(encoding="utf-8")
     assert re.search(r"^pipx install \.", text, re.M)
-    assert not re.search(r"\]\((?!#)[^)]*\)", text)  # only in-page links
+    # Links stay in the page or in docs/ (tests/test_docs.py checks that each one resolves).
+    assert not re.search(r"\]\((?!#|docs/)[^)]*\)", text)
     assert "https://" not in text and "http://" not in text
 
 
@@ -96,7 +101,8 @@ HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: readme\nversion: 1.0.0\nstat
 
 
 def _block(title: str, language: str) -> str:
-    text = README.read_text(encoding="utf-8")
+    """The first `language` code block under the docs/formats.md heading `title`."""
+    text = FORMATS_PAGE.read_text(encoding="utf-8")
     section = text[text.index(f"## {title}"):]
     found = re.search(rf"```{language}\n(.*?)```", section, re.DOTALL)
     assert found is not None
@@ -154,7 +160,7 @@ def test_readme_drift_example(tmp_path):
     drift = json.loads(done.stdout)["rules"][0]
     assert drift["changes"] == json.loads(_block("Schema drift", "json"))
     assert done.returncode == 1
-    said = re.search(r"`(false: [^`]*)`", README.read_text(encoding="utf-8"))
+    said = re.search(r"`(false: [^`]*)`", FORMATS_PAGE.read_text(encoding="utf-8"))
     assert said is not None
     markdown = _check("check", str(contract), "--url", url, "--baseline", str(baseline),
                       "--format", "markdown").stdout

@@ -54,7 +54,7 @@ def test_misspelt_constraint_keys_are_skipped_rules_with_the_right_spelling(tmp_
     finding = next(f for f in contract.findings if f.rule_key == f"{P}.requird")
     assert (finding.level, finding.source_path) == (Level.ERROR, "schema[0].properties[0].requird")
     # An unknown key unlike any constraint key is an error naming no rule (the run cannot
-    # pass, SEMANTICS 1.2); none is reported twice.
+    # pass, docs/semantics.md 1.2); none is reported twice.
     unknown = [(f.code, f.level, f.line) for f in contract.findings if f.code == "unknown-key"]
     assert unknown == [("unknown-key", Level.ERROR, 15)]
 

@@ -1,4 +1,4 @@
-"""SEMANTICS 2: operators, validation, verdicts and failure guidance."""
+"""docs/semantics.md 2: operators, validation, verdicts and failure guidance."""
 
 from __future__ import annotations
 

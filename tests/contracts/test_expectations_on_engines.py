@@ -1,4 +1,4 @@
-"""SEMANTICS 2 through a real measurement on DuckDB and SQLite: same expectations, same results."""
+"""docs/semantics.md 2 through a real measurement on DuckDB and SQLite: same expectations, same results."""
 
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ def test_paths_keys_and_lines_for_every_level(tmp_path):
 
 
 def test_unknown_keys_are_findings_with_lines(tmp_path):
-    """SEMANTICS 1.2: an unknown key on a rule skips that rule; on an object it names no rule
+    """docs/semantics.md 1.2: an unknown key on a rule skips that rule; on an object it names no rule
     and keeps the run from passing."""
     contract = load(tmp_path, """
     schema:
@@ -251,7 +251,7 @@ def test_missing_file(tmp_path):
 
 
 def test_duplicate_ids_are_keyed_by_their_source_paths_with_a_finding(tmp_path):
-    """SEMANTICS 1.2: both rules are measured, each under its source path; the finding names
+    """docs/semantics.md 1.2: both rules are measured, each under its source path; the finding names
     no rule (neither is skipped) and keeps the run from passing."""
     contract = load(tmp_path, """
     schema:

@@ -1,5 +1,5 @@
 """Pipeline `data_quality.rules`: spellings, operand validation at load without echoing the
-operand, defaults, and the expression binder (issue 12; SEMANTICS 2)."""
+operand, defaults, and the expression binder (issue 12; docs/semantics.md 2)."""
 
 from __future__ import annotations
 

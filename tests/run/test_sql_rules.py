@@ -1,4 +1,4 @@
-"""SEMANTICS 4: authored SQL rules on DuckDB and SQLite, end to end through the runner."""
+"""docs/semantics.md 4: authored SQL rules on DuckDB and SQLite, end to end through the runner."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ PACKED_MAILS = ("SELECT CAST('10' || left(string_agg(lpad(CAST(unicode(email) AS
     "SELECT CAST(1 || repeat('0', 38) AS HUGEINT) + SUM(length(email)) FROM {object}",
 ])
 def test_values_beyond_any_measurement_are_inconclusive_and_never_shown(check, query):
-    """An authored rule could spell a table's rows as one number (SEMANTICS 4.4): a value
+    """An authored rule could spell a table's rows as one number (docs/semantics.md 4.4): a value
     beyond 38 significant digits is `value-out-of-range` and no report format shows it."""
     from packata_sql.render import FORMATS, render
 
