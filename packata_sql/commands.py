@@ -19,7 +19,7 @@ from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.endpoint import Endpoint, EndpointError, from_server, parse_url
 from packata_sql.parameters import ParameterError, parse_parameter
 from packata_sql.render import render
-from packata_sql.report import Report
+from packata_sql.report import Report, Selection
 from packata_sql.runner import RunOptions, run
 
 if TYPE_CHECKING:
@@ -100,7 +100,34 @@ def check_report(args: argparse.Namespace, contract: Contract, endpoint: Endpoin
         on_samples=_print_samples if getattr(args, "samples", 0) else None,
     )
     report = run(contract, compiled, endpoint, options)
-    return replace(report, declaration=dict(contract.declaration))
+    selection = _selection(contract, selected, _categories(args))
+    return replace(report, selection=selection,
+                   declaration=_declaration_record(contract, selection))
+
+
+def _selection(contract: Contract, keys: list[str] | None,
+               categories: list[Category] | None) -> Selection | None:
+    """What `--select`/`--category` kept of the declaration's rules (None when neither is given),
+    counted from the same filter the compiler applies."""
+    if not keys and not categories:
+        return None
+    wanted = set(keys) if keys else None
+    kinds = set(categories) if categories else None
+    selected = sum(1 for r in contract.rules if (wanted is None or r.key in wanted)
+                   and (kinds is None or r.category in kinds))
+    return Selection(tuple(keys or ()), tuple(c.value for c in categories or ()), selected,
+                     len(contract.rules))
+
+
+def _declaration_record(contract: Contract, selection: Selection | None) -> dict[str, str | None]:
+    """The declaration's evidence (a policy's SHA-256) with its `scope`: `selection` when the
+    run left rules out, so a partial run's record can never pass for a full validation of
+    that hash; `full` otherwise. `complete` and the outcome stay about the selected rules
+    (SEMANTICS 1.3)."""
+    record = dict(contract.declaration)
+    if record:
+        record["scope"] = "selection" if selection and selection.partial else "full"
+    return record
 
 
 def _print_samples(key: str, values: str) -> None:

@@ -73,6 +73,28 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
+class Selection:
+    """What `--select`/`--category` asked for and how many of the declaration's rules it kept:
+    a run over a selection is evidence about those rules only, never about the declaration."""
+
+    keys: tuple[str, ...]
+    categories: tuple[str, ...]
+    selected: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        return self.selected < self.total
+
+    def text(self) -> str:
+        return f"{self.selected} of {self.total} rules selected"
+
+    def document(self) -> dict[str, Any]:
+        return {"select": list(self.keys), "categories": list(self.categories),
+                "selected": self.selected, "total": self.total, "partial": self.partial}
+
+
+@dataclass(frozen=True)
 class Report:
     contract: str
     target: str
@@ -98,6 +120,8 @@ class Report:
     contract_version: str | None = None
     started_at: str | None = None  # ISO 8601, UTC
     elapsed_ms: int | None = None
+    #: `--select`/`--category`, when given (None: every rule of the declaration was selected).
+    selection: Selection | None = None
 
     @property
     def executed(self) -> int:

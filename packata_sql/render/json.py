@@ -25,6 +25,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "schema": report.schema,
         "outcome": report.outcome.value,
         "complete": report.complete,
+        "selection": report.selection.document() if report.selection else None,
         "read_only": report.read_only,
         "authored_sql": report.authored_sql,
         "routes": list(report.routes),

@@ -4,6 +4,7 @@ only under `--fail-on warning`, so the CI colour matches the exit code."""
 
 from __future__ import annotations
 
+import json
 from xml.etree import ElementTree
 
 from packata_sql.contracts.model import Severity
@@ -18,11 +19,17 @@ def _is_failure(result: RuleResult, fail_on_warning: bool) -> bool:
 
 def _properties(suite: ElementTree.Element, report: Report) -> None:
     properties = ElementTree.SubElement(suite, "properties")
-    values = {"contract_id": report.contract_id, "contract_version": report.contract_version,
-              "target": report.target, "read_only": report.read_only,
-              "outcome": report.outcome.value,
-              "descriptive_only": report.descriptive_only,
-              "accepted_unexecuted": report.accepted_unexecuted}
+    values: dict[str, object] = {
+        "contract_id": report.contract_id, "contract_version": report.contract_version,
+        "target": report.target, "read_only": report.read_only, "outcome": report.outcome.value,
+        "descriptive_only": report.descriptive_only,
+        "accepted_unexecuted": report.accepted_unexecuted}
+    if report.selection:  # a run over a selection is evidence about those rules only
+        selection = report.selection
+        values.update({"selection": selection.text(), "selected_rules": selection.selected,
+                       "total_rules": selection.total, "select": json.dumps(list(selection.keys)),
+                       "categories": " ".join(selection.categories)})
+    values.update({f"declaration_{name}": value for name, value in report.declaration.items()})
     for name, value in values.items():
         if value is not None:
             ElementTree.SubElement(properties, "property", {"name": name, "value": str(value)})
