@@ -11,6 +11,10 @@ from packata_sql.endpoint import FILE_ENGINES, Endpoint, credential_variables
 from packata_sql.names import closest_hint, find_column
 from packata_sql.session import Interrupted, ProviderError, Session
 
+#: Engines whose drivers would use the user's ambient login for a contract-named host, which
+#: sessions/drivers.py withholds.
+_NO_AMBIENT = ("postgres", "mysql")
+
 
 def _driver_default(engine: str) -> str:
     spec = engines.engine(engine)
@@ -25,9 +29,13 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
     user_variable, password_variable = credential_variables(endpoint.server or "")
     if from_url:
         origin = "the --url" if endpoint.user else _driver_default(endpoint.engine)
+    elif os.environ.get(user_variable):
+        origin = f"the environment variable {user_variable}"
+    elif endpoint.engine in _NO_AMBIENT:
+        origin = (f"nowhere: {user_variable} is not set, and a server the contract names gets "
+                  "no default login (PGUSER, the operating-system user, ~/.my.cnf)")
     else:
-        origin = (f"the environment variable {user_variable}" if os.environ.get(user_variable)
-                  else f"{_driver_default(endpoint.engine)} ({user_variable} is not set)")
+        origin = f"{_driver_default(endpoint.engine)} ({user_variable} is not set)"
     source = endpoint.password_source
     if source == "url":
         password = "from the --url"
@@ -35,7 +43,8 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
         password = f"from {source}"
     else:
         password = ("none given; the driver may find one (PGPASSWORD, ~/.pgpass, ~/.my.cnf)"
-                    if from_url else f"none ({password_variable} is not set)")
+                    if from_url else f"none ({password_variable} is not set; PGPASSWORD, "
+                    "~/.pgpass and ~/.my.cnf serve only a host named with --url)")
     who = endpoint.user or "(driver default)"
     return [f"login: {who}, from {origin}", f"password: {password}"]
 

@@ -26,7 +26,11 @@ from packata_sql.session import (
     TimedSession,
 )
 from packata_sql.sessions import postgres_routes
-from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
+from packata_sql.sessions.drivers import (
+    password_needed,
+    postgres_arguments,
+    postgres_connect_failure,
+)
 
 _CURSOR = "packata_sql_cell"
 # An object's columns from the catalog: the type as written (format_type), the type name the
@@ -109,7 +113,7 @@ class PostgresSession(TimedSession):
                 **postgres_arguments(endpoint, self._psycopg.pq.version()), autocommit=False
             )
         except self._psycopg.Error as error:
-            raise self._connection_error(error) from error
+            raise password_needed(endpoint, self._connection_error(error)) from error
         self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
 
     def _connection_error(self, error: Exception) -> ProviderError:
