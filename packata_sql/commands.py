@@ -132,7 +132,9 @@ def _declaration_record(contract: Contract, selection: Selection | None) -> dict
 
 def _print_samples(key: str, values: str) -> None:
     """`--samples`: the terminal only (stderr), never stdout or a report file."""
-    print(f"packata-sql: samples of {key}: {values or '(none)'}", file=sys.stderr)
+    from packata_sql.render.neutral import terminal  # row values: no escape reaches the terminal
+
+    print(terminal(f"packata-sql: samples of {key}: {values or '(none)'}"), file=sys.stderr)
 
 
 def _categories(args: argparse.Namespace) -> list[Category] | None:
@@ -278,12 +280,16 @@ def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], Non
     """`--verbose`: the engine's message and the SQL of each errored rule, on stderr only,
     with the password masked should a driver echo it."""
     def show(key: str, message: str, sql: str | None) -> None:
-        lines = [line for line in masked(message, endpoint).splitlines() if line.strip()] or [""]
-        print(f"packata-sql: {key or 'connection'}: engine said: {lines[0]}", file=sys.stderr)
+        from packata_sql.render.neutral import terminal  # engine text may echo names, values
+
+        lines = [terminal(line) for line in masked(message, endpoint).splitlines()
+                 if line.strip()] or [""]
+        print(f"packata-sql: {terminal(key or 'connection')}: engine said: {lines[0]}",
+              file=sys.stderr)
         for line in lines[1:]:  # PostgreSQL adds LINE/HINT lines
             print(f"    {line}", file=sys.stderr)
         if sql:
-            print(f"  SQL: {sql}", file=sys.stderr)
+            print(f"  SQL: {terminal(sql, lines=True)}", file=sys.stderr)
     return show
 
 
@@ -306,8 +312,10 @@ def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning
     from packata_sql.outputs import terminal, write_outputs
 
     if report.connection_problem:
-        print(f"packata-sql: cannot connect to {report.target}: {report.connection_problem}",
-              file=sys.stderr)
+        from packata_sql.render.neutral import plain  # the host comes from the contract
+
+        print(plain(f"packata-sql: cannot connect to {report.target}: "
+                    f"{report.connection_problem}"), file=sys.stderr)
     write_outputs(report, outputs, fail_on_warning=fail_on_warning)
     stdout: str | None = fmt
     if any(o.bare for o in outputs):  # `--output FILE` took --format: the table goes to stdout
@@ -356,14 +364,15 @@ def doctor(args: argparse.Namespace) -> int:
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
     from packata_sql.doctor import login_lines, presence_lines
+    from packata_sql.render.neutral import plain  # hosts and names come from the contract
 
-    print(f"target: {endpoint.describe()}")
+    print(f"target: {plain(endpoint.describe())}")
     print("\n".join(login_lines(endpoint, from_url=bool(args.url))))
     endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:
-        print(f"connection: failed ({error.category}): {error}")
+        print(f"connection: failed ({error.category}): {plain(error)}")
         return 2
     try:
         decision = session.decision  # the same decision a run would report
@@ -374,7 +383,7 @@ def doctor(args: argparse.Namespace) -> int:
         if decision.routes:
             print("routes out of read-only mode (names only):")
             for route in decision.routes:
-                print(f"  - {route}")
+                print(f"  - {plain(route)}")
         if decision.authored_sql:
             print("authored SQL rules: allowed")
         else:
@@ -384,7 +393,8 @@ def doctor(args: argparse.Namespace) -> int:
         if advice := getattr(session, "advice", None):  # engines without a read-only mode
             print(f"to make it safe: {advice}")
         if args.contract:
-            print("\n".join(presence_lines(session, contract, endpoint.schema)))
+            print("\n".join(plain(line) for line in
+                            presence_lines(session, contract, endpoint.schema)))
     finally:
         session.close()
     return 0

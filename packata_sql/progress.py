@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
+from packata_sql.render.neutral import terminal
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -59,7 +61,7 @@ class PlainProgress:
                        f"{self.done}/{self.total} rules · {now - self.started:.1f} s elapsed")
 
     def write(self, line: str) -> None:
-        print(f"packata-sql: {line}", file=self.stream, flush=True)
+        print(f"packata-sql: {terminal(line)}", file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to tidy: every line is already written."""
@@ -73,7 +75,9 @@ class LiveProgress:
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 
-        self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        # Descriptions hold rule keys and object names: text, never rich markup.
+        self.bar = Bar(TextColumn("{task.description}", markup=False), BarColumn(),
+                       MofNCompleteColumn(),
                        TimeElapsedColumn(), console=Console(file=stream), transient=True)
         self.task = self.bar.add_task("connecting", total=None)
         self.bar.start()
@@ -83,9 +87,9 @@ class LiveProgress:
             self.bar.update(self.task, total=event.total, description="checking")
         elif event.step == "scan":
             fused = " (fused scan)" if event.rules > 1 else ""
-            self.bar.update(self.task, description=f"{event.label}{fused}")
+            self.bar.update(self.task, description=terminal(f"{event.label}{fused}"))
         elif event.step == "sql":
-            self.bar.update(self.task, description=f"SQL rule {event.label}")
+            self.bar.update(self.task, description=terminal(f"SQL rule {event.label}"))
         elif event.step == "done":
             self.bar.advance(self.task, event.rules)
 

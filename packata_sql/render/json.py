@@ -9,6 +9,7 @@ from typing import Any
 
 from packata_sql.catalog.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.contracts.model import Finding
+from packata_sql.render.neutral import json_string
 from packata_sql.report import Report, RuleResult
 from packata_sql.values import to_decimal
 
@@ -101,7 +102,7 @@ def dumps(value: Any, indent: int = 0) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
-        items = [f"{pad}{json.dumps(str(k))}: {dumps(v, indent + 1)}" for k, v in value.items()]
+        items = [f"{pad}{json_string(str(k))}: {dumps(v, indent + 1)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + f"\n{end}}}"
     if isinstance(value, list | tuple):
         if not value:
@@ -109,6 +110,8 @@ def dumps(value: Any, indent: int = 0) -> str:
         return "[\n" + ",\n".join(f"{pad}{dumps(v, indent + 1)}" for v in value) + f"\n{end}]"
     if isinstance(value, Decimal):
         return format(value, "f")
+    if isinstance(value, str):
+        return json_string(value)
     return json.dumps(value, ensure_ascii=False)
 
 
