@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 def _print_samples(key: str, values: str) -> None:
     """`--samples`: the terminal only (stderr), never stdout or a report file."""
-    print(f"packata-sql: samples of {key}: {values or '(none)'}", file=sys.stderr)
+    from packata_sql.render.neutral import terminal  # row values: no escape reaches the terminal
+
+    print(terminal(f"packata-sql: samples of {key}: {values or '(none)'}"), file=sys.stderr)
 
 
 def check_request(args: argparse.Namespace, endpoint: Endpoint) -> api.CheckRequest:
@@ -114,12 +116,16 @@ def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], Non
     """`--verbose`: the engine's message and the SQL of each errored rule, on stderr only,
     with the password masked should a driver echo it."""
     def show(key: str, message: str, sql: str | None) -> None:
-        lines = [line for line in masked(message, endpoint).splitlines() if line.strip()] or [""]
-        print(f"packata-sql: {key or 'connection'}: engine said: {lines[0]}", file=sys.stderr)
+        from packata_sql.render.neutral import terminal  # engine text may echo names, values
+
+        lines = [terminal(line) for line in masked(message, endpoint).splitlines()
+                 if line.strip()] or [""]
+        print(f"packata-sql: {terminal(key or 'connection')}: engine said: {lines[0]}",
+              file=sys.stderr)
         for line in lines[1:]:  # PostgreSQL adds LINE/HINT lines
             print(f"    {line}", file=sys.stderr)
         if sql:
-            print(f"  SQL: {sql}", file=sys.stderr)
+            print(f"  SQL: {terminal(sql, lines=True)}", file=sys.stderr)
     return show
 
 
@@ -142,8 +148,10 @@ def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning
     from packata_sql.cli.outputs import terminal, write_outputs
 
     if report.connection_problem:
-        print(f"packata-sql: cannot connect to {report.target}: {report.connection_problem}",
-              file=sys.stderr)
+        from packata_sql.render.neutral import plain  # the host comes from the contract
+
+        print(plain(f"packata-sql: cannot connect to {report.target}: "
+                    f"{report.connection_problem}"), file=sys.stderr)
     write_outputs(report, outputs, fail_on_warning=fail_on_warning)
     stdout: str | None = fmt
     if any(o.bare for o in outputs):  # `--output FILE` took --format: the table goes to stdout
