@@ -253,8 +253,10 @@ def check(args: argparse.Namespace) -> int:
     contract = declared.contract
     if _stop_on_misspellings(args.contract, contract):
         notice = schema_notice(args.contract, declared.loaded)
-        if notice:
-            print(f"packata-sql: {notice}", file=sys.stderr)
+        if notice:  # may quote the contract's values
+            from packata_sql.render.neutral import plain
+
+            print(plain(f"packata-sql: {notice}"), file=sys.stderr)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
     check_writable(outputs)
     observer, close = start(args.progress)
