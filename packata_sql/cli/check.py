@@ -75,9 +75,10 @@ def print_misspellings(path: str, contract: Contract) -> bool:
     if dict(contract.declaration).get("format", "odcs") != "odcs":
         return False
     from packata_sql.cli.lint import first_lines
+    from packata_sql.render.neutral import plain  # the lines quote the contract's keys
 
     for line in first_lines(path, contract):
-        print(f"packata-sql: {line}", file=sys.stderr)
+        print(plain(f"packata-sql: {line}"), file=sys.stderr)
     return True
 
 
@@ -93,8 +94,10 @@ def check_command(args: argparse.Namespace) -> int:
     contract = declared.contract
     if print_misspellings(args.contract, contract):
         notice = schema_notice(args.contract, declared.loaded)
-        if notice:
-            print(f"packata-sql: {notice}", file=sys.stderr)
+        if notice:  # may quote the contract's values
+            from packata_sql.render.neutral import plain
+
+            print(plain(f"packata-sql: {notice}"), file=sys.stderr)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
     check_writable(outputs)
     request = check_request(args, endpoint)

@@ -33,6 +33,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 #: backslash before any ASCII punctuation is a literal in CommonMark).
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>!|~&$])")
 REPLACEMENT = "\ufffd"
+_COMMAND = re.compile(r"(?:^|(?<=\s))(::|##\[)")
 
 
 def plain(text: object, *, lines: bool = False) -> str:
@@ -52,8 +53,9 @@ def plain(text: object, *, lines: bool = False) -> str:
 
 def _guard(line: str) -> str:
     """GitHub's runner reads a log line starting (after spaces) with `::` or `##[` as a
-    command: such a line from a declaration is shown after a backslash."""
-    return "\\" + line if line.lstrip().startswith(("::", "##[")) else line
+    command: such text from a declaration, at the start or after a space (where a terminal
+    table may wrap), is shown after a backslash."""
+    return _COMMAND.sub(r"\\\1", line)
 
 
 def terminal(text: object, *, lines: bool = False) -> str:

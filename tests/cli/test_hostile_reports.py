@@ -42,7 +42,7 @@ def hostile(tmp_path: Path) -> tuple[Path, str, Path]:
     place.mkdir(parents=True)
     connection = duckdb.connect(str(place / "w.duckdb"))
     connection.execute(f'CREATE TABLE "{OBJECT}" (c VARCHAR)')
-    connection.execute(f"INSERT INTO \"{OBJECT}\" VALUES ('a'), ('zz')")
+    connection.execute(f"INSERT INTO \"{OBJECT}\" VALUES ('a'), (?)", [HOSTILE[:60]])
     connection.close()
     document = {
         "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
@@ -70,7 +70,8 @@ def _check(contract: Path, url: str, *args: str) -> subprocess.CompletedProcess[
 
 def test_the_table_and_plain_progress_hold_no_escape_and_show_markup_as_text(hostile):
     contract, url, _ = hostile
-    done = _check(contract, url, "--progress", "plain")
+    done = _check(contract, url, "--progress", "plain", "--samples", "3")
+    assert "samples of h1: '[/red][bold]click" in done.stderr  # a row value, without its escapes
     for text in (done.stdout, done.stderr):
         assert not ACTIVE.search(text), repr(ACTIVE.search(text))
         assert "\x1b" not in text and "\r" not in text
@@ -219,3 +220,25 @@ def test_doctor_and_usage_errors_print_no_escape(hostile, tmp_path):
                            url], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3 and "[/red][bold]click" in done.stderr
     assert not ACTIVE.search(done.stderr)
+
+
+def test_a_hostile_server_entry_is_shown_inert(tmp_path):
+    """The target comes from the contract's `servers` when there is no --url."""
+    host = "h\x1b]8;;http://evil\x07[/red]\n::error::host"
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+                "status": "active", "schema": [{"name": "t", "quality": [
+                    {"metric": "rowCount", "mustBe": 1}]}],
+                "servers": [{"server": "s", "type": "postgres", "host": host, "port": 1,
+                             "database": "d\x9b2J"}]}
+    contract = tmp_path / "c.yaml"
+    contract.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    for fmt in ("table", "github", "markdown", "junit"):
+        done = subprocess.run([sys.executable, "-m", "packata_sql", "check", str(contract),
+                               "--format", fmt], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert "[/red]" in done.stdout or fmt == "junit"
+        for text in (done.stdout, done.stderr):
+            assert not ACTIVE.search(text)
+            commands = [line for line in text.splitlines() if COMMAND.match(line)]
+            ours = [line for line in commands if line.startswith("::error file=")]
+            assert commands == (ours if fmt == "github" else [])
