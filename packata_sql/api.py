@@ -185,8 +185,8 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
     reusable = (plans is not None and with_drift is contract and request.compiler is None
                 and plans.prefix == endpoint.schema and plans.select == select
                 and plans.categories == categories
-                and (plans.parameters == names or plans.parameters is None
-                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans)))
+                and (plans.parameters == names or (plans.parameters is None
+                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans))))
     if plans is not None and reusable:
         compiled = plans.compiled
     elif request.compiler is not None:
