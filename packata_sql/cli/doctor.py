@@ -19,7 +19,8 @@ from packata_sql.spelling import closest_hint
 
 #: Engines whose drivers would use the user's ambient login for a contract-named host, which
 #: sessions/drivers.py withholds.
-_NO_AMBIENT = ("postgres", "mysql")
+_NO_AMBIENT = tuple(spec.name for spec in engines.connectable()
+                    if spec.kind == engines.NETWORK and spec.url_reader is None)
 
 
 def _driver_default(engine: str) -> str:
