@@ -24,7 +24,7 @@ from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.errors import DeclarationError, UsageError
 from packata_sql.plans.compiler import Compiled, compile_contract
-from packata_sql.report import Report
+from packata_sql.report import Report, Selection
 from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
 from packata_sql.run.runner import run
 from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
@@ -183,8 +183,10 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
         else (plans.categories if plans else None)
     names = frozenset((*request.parameters, OBSERVATION_PARAMETER))
     reusable = (plans is not None and with_drift is contract and request.compiler is None
-                and plans.prefix == endpoint.schema and plans.parameters == names
-                and plans.select == select and plans.categories == categories)
+                and plans.prefix == endpoint.schema and plans.select == select
+                and plans.categories == categories
+                and (plans.parameters == names or (plans.parameters is None
+                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans))))
     if plans is not None and reusable:
         compiled = plans.compiled
     elif request.compiler is not None:
@@ -204,7 +206,34 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
         observed_at=request.observed_at,
     )
     report = run(with_drift, compiled, endpoint, run_options)
-    return replace(report, declaration=dict(with_drift.declaration))
+    selection = _selection(with_drift, select, categories)
+    return replace(report, selection=selection,
+                   declaration=_declaration_record(with_drift, selection))
+
+
+def _selection(contract: Contract, keys: Sequence[str] | None,
+               categories: Sequence[Category] | None) -> Selection | None:
+    """What `select`/`categories` kept of the declaration's rules (None when neither is given),
+    counted from the same filter the compiler applies."""
+    if not keys and not categories:
+        return None
+    wanted = set(keys) if keys else None
+    kinds = set(categories) if categories else None
+    selected = sum(1 for r in contract.rules if (wanted is None or r.key in wanted)
+                   and (kinds is None or r.category in kinds))
+    return Selection(tuple(keys or ()), tuple(c.value for c in categories or ()), selected,
+                     len(contract.rules))
+
+
+def _declaration_record(contract: Contract, selection: Selection | None) -> dict[str, str | None]:
+    """The declaration's evidence (a policy's SHA-256) with its `scope`: `selection` when the
+    run left rules out, so a partial run's record can never pass for a full validation of
+    that hash; `full` otherwise. `complete` and the outcome stay about the selected rules
+    (docs/semantics.md 1.3)."""
+    record: dict[str, str | None] = dict(contract.declaration)
+    if record:
+        record["scope"] = "selection" if selection and selection.partial else "full"
+    return record
 
 
 def _known_selection(contract: Contract, select: Sequence[str] | None) -> None:

@@ -86,6 +86,28 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
+class Selection:
+    """What `--select`/`--category` asked for and how many of the declaration's rules it kept:
+    a run over a selection is evidence about those rules only, never about the declaration."""
+
+    keys: tuple[str, ...]
+    categories: tuple[str, ...]
+    selected: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        return self.selected < self.total
+
+    def text(self) -> str:
+        return f"{self.selected} of {self.total} rules selected"
+
+    def document(self) -> dict[str, Any]:
+        return {"select": list(self.keys), "categories": list(self.categories),
+                "selected": self.selected, "total": self.total, "partial": self.partial}
+
+
+@dataclass(frozen=True)
 class Report:
     contract: str
     target: str
@@ -115,6 +137,8 @@ class Report:
     #: The run's one observation instant (ISO 8601, UTC): what "now" means for every rule.
     observed_at: str | None = None
     elapsed_ms: int | None = None
+    #: `--select`/`--category`, when given (None: every rule of the declaration was selected).
+    selection: Selection | None = None
 
     @property
     def rules(self) -> tuple[RuleResult, ...]:
@@ -215,6 +239,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "schema": report.schema,
         "outcome": report.outcome.value,
         "complete": report.complete,
+        "selection": report.selection.document() if report.selection else None,
         "read_only": report.read_only,
         "authored_sql": report.authored_sql,
         "routes": list(report.routes),

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 def _print_samples(key: str, values: str) -> None:
     """`--samples`: the terminal only (stderr), never stdout or a report file."""
-    print(f"packata-sql: samples of {key}: {values or '(none)'}", file=sys.stderr)
+    from packata_sql.render.neutral import terminal  # row values: no escape reaches the terminal
+
+    print(terminal(f"packata-sql: samples of {key}: {values or '(none)'}"), file=sys.stderr)
 
 
 def check_request(args: argparse.Namespace, endpoint: Endpoint) -> api.CheckRequest:
@@ -73,9 +75,10 @@ def print_misspellings(path: str, contract: Contract) -> bool:
     if dict(contract.declaration).get("format", "odcs") != "odcs":
         return False
     from packata_sql.cli.lint import first_lines
+    from packata_sql.render.neutral import plain  # the lines quote the contract's keys
 
     for line in first_lines(path, contract):
-        print(f"packata-sql: {line}", file=sys.stderr)
+        print(plain(f"packata-sql: {line}"), file=sys.stderr)
     return True
 
 
@@ -91,8 +94,10 @@ def check_command(args: argparse.Namespace) -> int:
     contract = declared.contract
     if print_misspellings(args.contract, contract):
         notice = schema_notice(args.contract, declared.loaded)
-        if notice:
-            print(f"packata-sql: {notice}", file=sys.stderr)
+        if notice:  # may quote the contract's values
+            from packata_sql.render.neutral import plain
+
+            print(plain(f"packata-sql: {notice}"), file=sys.stderr)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
     check_writable(outputs)
     request = check_request(args, endpoint)
@@ -114,12 +119,16 @@ def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], Non
     """`--verbose`: the engine's message and the SQL of each errored rule, on stderr only,
     with the password masked should a driver echo it."""
     def show(key: str, message: str, sql: str | None) -> None:
-        lines = [line for line in masked(message, endpoint).splitlines() if line.strip()] or [""]
-        print(f"packata-sql: {key or 'connection'}: engine said: {lines[0]}", file=sys.stderr)
+        from packata_sql.render.neutral import terminal  # engine text may echo names, values
+
+        lines = [terminal(line) for line in masked(message, endpoint).splitlines()
+                 if line.strip()] or [""]
+        print(f"packata-sql: {terminal(key or 'connection')}: engine said: {lines[0]}",
+              file=sys.stderr)
         for line in lines[1:]:  # PostgreSQL adds LINE/HINT lines
             print(f"    {line}", file=sys.stderr)
         if sql:
-            print(f"  SQL: {sql}", file=sys.stderr)
+            print(f"  SQL: {terminal(sql, lines=True)}", file=sys.stderr)
     return show
 
 
@@ -142,8 +151,10 @@ def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning
     from packata_sql.cli.outputs import terminal, write_outputs
 
     if report.connection_problem:
-        print(f"packata-sql: cannot connect to {report.target}: {report.connection_problem}",
-              file=sys.stderr)
+        from packata_sql.render.neutral import plain  # the host comes from the contract
+
+        print(plain(f"packata-sql: cannot connect to {report.target}: "
+                    f"{report.connection_problem}"), file=sys.stderr)
     write_outputs(report, outputs, fail_on_warning=fail_on_warning)
     stdout: str | None = fmt
     if any(o.bare for o in outputs):  # `--output FILE` took --format: the table goes to stdout

@@ -11,10 +11,16 @@ from packata_sql import api, engines
 from packata_sql.cli.check import resolve_endpoint
 from packata_sql.contracts.model import Contract
 from packata_sql.errors import UsageError
+from packata_sql.render.neutral import plain  # hosts and names come from the contract
 from packata_sql.run.names import find_column
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
 from packata_sql.sessions.endpoint import FILE_ENGINES, Endpoint, credential_variables
 from packata_sql.spelling import closest_hint
+
+#: Engines whose drivers would use the user's ambient login for a contract-named host, which
+#: sessions/drivers.py withholds.
+_NO_AMBIENT = tuple(spec.name for spec in engines.connectable()
+                    if spec.kind == engines.NETWORK and spec.url_reader is None)
 
 
 def _driver_default(engine: str) -> str:
@@ -30,9 +36,13 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
     user_variable, password_variable = credential_variables(endpoint.server or "")
     if from_url:
         origin = "the --url" if endpoint.user else _driver_default(endpoint.engine)
+    elif os.environ.get(user_variable):
+        origin = f"the environment variable {user_variable}"
+    elif endpoint.engine in _NO_AMBIENT:
+        origin = (f"nowhere: {user_variable} is not set, and a server the contract names gets "
+                  "no default login (PGUSER, the operating-system user, ~/.my.cnf)")
     else:
-        origin = (f"the environment variable {user_variable}" if os.environ.get(user_variable)
-                  else f"{_driver_default(endpoint.engine)} ({user_variable} is not set)")
+        origin = f"{_driver_default(endpoint.engine)} ({user_variable} is not set)"
     source = endpoint.password_source
     if source == "url":
         password = "from the --url"
@@ -40,7 +50,8 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
         password = f"from {source}"
     else:
         password = ("none given; the driver may find one (PGPASSWORD, ~/.pgpass, ~/.my.cnf)"
-                    if from_url else f"none ({password_variable} is not set)")
+                    if from_url else f"none ({password_variable} is not set; PGPASSWORD, "
+                    "~/.pgpass and ~/.my.cnf serve only a host named with --url)")
     who = endpoint.user or "(driver default)"
     return [f"login: {who}, from {origin}", f"password: {password}"]
 
@@ -84,13 +95,13 @@ def doctor_command(args: argparse.Namespace) -> int:
         endpoint = resolve_endpoint(api.NO_CONTRACT, args.url, None, args.trust_environment)
     else:
         raise UsageError("doctor needs --url, or a contract (with --server to pick one)")
-    print(f"target: {endpoint.describe()}")
+    print(f"target: {plain(endpoint.describe())}")
     print("\n".join(login_lines(endpoint, from_url=bool(args.url))))
     endpoint = replace(endpoint, connect_timeout_s=min(endpoint.connect_timeout_s, args.timeout))
     try:
         session = open_session(endpoint, trust_environment=args.trust_environment)
     except ProviderError as error:
-        print(f"connection: failed ({error.category}): {error}")
+        print(f"connection: failed ({error.category}): {plain(error)}")
         return 2
     try:
         decision = session.decision  # the same decision a run would report
@@ -101,11 +112,11 @@ def doctor_command(args: argparse.Namespace) -> int:
         if decision.routes:
             print("routes out of read-only mode (names only):")
             for route in decision.routes:
-                print(f"  - {route}")
+                print(f"  - {plain(route)}")
         if decision.hardening:
             print("hardening (no route; names only):")
             for line in decision.hardening:
-                print(f"  - {line}")
+                print(f"  - {plain(line)}")
         if decision.authored_sql:
             print("authored SQL rules: allowed")
         else:
@@ -115,7 +126,8 @@ def doctor_command(args: argparse.Namespace) -> int:
         if advice := getattr(session, "advice", None):  # engines without a read-only mode
             print(f"to make it safe: {advice}")
         if args.contract:
-            print("\n".join(presence_lines(session, contract, endpoint.schema)))
+            print("\n".join(plain(line) for line in
+                            presence_lines(session, contract, endpoint.schema)))
     finally:
         session.close()
     return 0

@@ -344,7 +344,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return demo_command(args)
     except UsageError as error:
-        print(f"packata-sql: error: {error}", file=sys.stderr)
+        from packata_sql.render.neutral import terminal  # names from the file: no escapes
+
+        print(f"packata-sql: error: {terminal(error, lines=True)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # before the run started (loading, compiling): nothing to report
         from packata_sql.report import EXIT_INTERRUPTED

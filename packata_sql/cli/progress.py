@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from packata_sql.render.neutral import terminal
 from packata_sql.run.run_state import Progress
 
 
@@ -50,7 +51,7 @@ class PlainProgress:
                        f"{self.done}/{self.total} rules · {now - self.started:.1f} s elapsed")
 
     def write(self, line: str) -> None:
-        print(f"packata-sql: {line}", file=self.stream, flush=True)
+        print(f"packata-sql: {terminal(line)}", file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to tidy: every line is already written."""
@@ -64,8 +65,10 @@ class LiveProgress:
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 
-        self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), console=Console(file=stream or sys.stderr), transient=True)
+        # Descriptions hold rule keys and object names: text, never rich markup.
+        self.bar = Bar(TextColumn("{task.description}", markup=False), BarColumn(),
+                       MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=Console(file=stream or sys.stderr), transient=True)
         self.task = self.bar.add_task("connecting", total=None)
         self.bar.start()
 
@@ -74,9 +77,9 @@ class LiveProgress:
             self.bar.update(self.task, total=event.total, description="checking")
         elif event.step == "scan":
             fused = " (fused scan)" if event.rules > 1 else ""
-            self.bar.update(self.task, description=f"{event.label}{fused}")
+            self.bar.update(self.task, description=terminal(f"{event.label}{fused}"))
         elif event.step == "sql":
-            self.bar.update(self.task, description=f"SQL rule {event.label}")
+            self.bar.update(self.task, description=terminal(f"SQL rule {event.label}"))
         elif event.step == "done":
             self.bar.advance(self.task, event.rules)
 

@@ -108,6 +108,7 @@
         {%- set value = packata_sql_exact_cell(cell.rows[0][0]) -%}
         {%- if value.kind == 'null' -%}{%- do results.append(packata_sql_result(rule, state, "inconclusive", code="null-result")) -%}
         {%- elif value.kind == 'bad' -%}{%- do results.append(packata_sql_result(rule, state, "inconclusive", code="not-a-number")) -%}
+        {%- elif value.kind == 'range' -%}{%- do results.append(packata_sql_result(rule, state, "inconclusive", code="value-out-of-range")) -%}
         {%- else -%}{%- do results.append(packata_sql_judged(rule, state, value, none, false)) -%}
         {%- endif -%}
       {%- endif -%}
@@ -287,18 +288,28 @@
 {#- Pure Jinja from here on: no dbt context, so the unit suite checks it with plain jinja2 against
     packata_sql.contracts.expectations.verdict. Numbers are exact [numerator, denominator] pairs of ints. -#}
 
-{#- A driver cell as an exact measurement: {"kind": "bool"|"number"|"null"|"bad", …}. Floats keep
+{#- A driver cell as an exact measurement: {"kind": "bool"|"number"|"null"|"bad"|"range", …}. Floats keep
     their shortest decimal reading, as packata_sql.values.measured_value does. -#}
 {% macro packata_sql_exact_cell(value) %}
   {%- if value is none -%}{{ return({"kind": "null"}) }}{%- endif -%}
   {%- if value is sameas true or value is sameas false -%}{{ return({"kind": "bool", "value": value}) }}{%- endif -%}
-  {%- if value is integer -%}{{ return({"kind": "number", "num": value, "den": 1}) }}{%- endif -%}
+  {%- if value is integer -%}
+    {%- set sig = (value | abs | string).rstrip('0') -%}
+    {%- if sig | length > 38 or (value | abs | string | length) - 1 > 324 -%}{{ return({"kind": "range"}) }}{%- endif -%}
+    {{ return({"kind": "number", "num": value, "den": 1}) }}
+  {%- endif -%}
   {%- if value is string -%}{{ return({"kind": "bad"}) }}{%- endif -%}
   {%- set m = modules.re.match('^([-+]?)([0-9]*)(?:[.]([0-9]*))?(?:[eE]([-+]?[0-9]+))?$', value | string) -%}
   {%- if m is none or ((m.group(2) or '') ~ (m.group(3) or '')) == '' -%}{{ return({"kind": "bad"}) }}{%- endif -%}
   {%- set frac = m.group(3) or '' -%}
   {%- set digits = ((m.group(2) or '') ~ frac) | int -%}
   {%- set exp10 = (m.group(4) or '0') | int - (frac | length) -%}
+  {#- values.measured_value's bound: no more than 38 significant digits, no decimal exponent
+      beyond ±324, so no measurement can spell a table's rows into the log -#}
+  {%- set sig = ((m.group(2) or '') ~ frac).lstrip('0') -%}
+  {%- if sig != '' and (sig.rstrip('0') | length > 38 or (exp10 + (sig | length) - 1) | abs > 324) -%}
+    {{ return({"kind": "range"}) }}
+  {%- endif -%}
   {%- set sign = -1 if m.group(1) == '-' else 1 -%}
   {%- if exp10 >= 0 -%}
     {{ return({"kind": "number", "num": sign * digits * (10 ** exp10), "den": 1}) }}

@@ -6,16 +6,9 @@ from __future__ import annotations
 import os
 
 from packata_sql.contracts.model import Finding, Level, Severity
+from packata_sql.render.neutral import github_data, github_property, plain
 from packata_sql.render.words import headline, label, value_text, why_text
 from packata_sql.report import Report, RuleResult, Status
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _level(result: RuleResult) -> str | None:
@@ -54,7 +47,8 @@ def render_github(report: Report) -> str:
     for finding in report.findings:
         if finding.rule_key not in annotated_rules:  # e.g. a member that matches no cell
             lines.append(_finding_line(finding, annotated))
-    lines.append(f"packata-sql: {headline(report)} · target: {report.target}")
+    # One line, so nothing in it can start a workflow command.
+    lines.append(plain(f"packata-sql: {headline(report)} · target: {report.target}"))
     return "\n".join(lines) + "\n"
 
 
@@ -68,8 +62,8 @@ def _finding_line(finding: Finding, annotated: str) -> str:
 
 def _annotation(level: str, annotated: str, line: int | None, title: str, message: str) -> str:
     """One workflow command: `::level file=…,line=…,title=…::message`, escaped."""
-    where = [f"file={_property(annotated)}"]
+    where = [f"file={github_property(annotated)}"]
     if line:
         where.append(f"line={line}")
-    where.append(f"title={_property(title)}")
-    return f"::{level} {','.join(where)}::{_data(message)}"
+    where.append(f"title={github_property(title)}")
+    return f"::{level} {','.join(where)}::{github_data(message)}"

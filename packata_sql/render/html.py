@@ -3,9 +3,8 @@ chart of rule statuses and one table per object."""
 
 from __future__ import annotations
 
-from html import escape
-
 from packata_sql.contracts.model import Severity
+from packata_sql.render.neutral import html as escape
 from packata_sql.render.words import (
     duration,
     expected_text,

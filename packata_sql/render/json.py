@@ -7,6 +7,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from packata_sql.render.neutral import json_string
 from packata_sql.report import FORMAT, Report, finding_document, report_document
 
 __all__ = ["FORMAT", "dumps", "finding_document", "render_json", "report_document"]
@@ -19,7 +20,7 @@ def dumps(value: Any, indent: int = 0) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
-        items = [f"{pad}{json.dumps(str(k))}: {dumps(v, indent + 1)}" for k, v in value.items()]
+        items = [f"{pad}{json_string(str(k))}: {dumps(v, indent + 1)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + f"\n{end}}}"
     if isinstance(value, list | tuple):
         if not value:
@@ -27,6 +28,8 @@ def dumps(value: Any, indent: int = 0) -> str:
         return "[\n" + ",\n".join(f"{pad}{dumps(v, indent + 1)}" for v in value) + f"\n{end}]"
     if isinstance(value, Decimal):
         return format(value, "f")
+    if isinstance(value, str):
+        return json_string(value)
     return json.dumps(value, ensure_ascii=False)
 
 

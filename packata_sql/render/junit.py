@@ -4,9 +4,11 @@ only under `--fail-on warning`, so the CI colour matches the exit code."""
 
 from __future__ import annotations
 
+import json
 from xml.etree import ElementTree
 
 from packata_sql.contracts.model import Severity
+from packata_sql.render.neutral import xml
 from packata_sql.render.words import value_text, why_text
 from packata_sql.report import Report, RuleResult, Status
 
@@ -18,11 +20,17 @@ def _is_failure(result: RuleResult, fail_on_warning: bool) -> bool:
 
 def _properties(suite: ElementTree.Element, report: Report) -> None:
     properties = ElementTree.SubElement(suite, "properties")
-    values = {"contract_id": report.contract_id, "contract_version": report.contract_version,
-              "target": report.target, "read_only": report.read_only,
-              "outcome": report.outcome.value,
-              "descriptive_only": report.descriptive_only,
-              "accepted_unexecuted": report.accepted_unexecuted}
+    values: dict[str, object] = {
+        "contract_id": report.contract_id, "contract_version": report.contract_version,
+        "target": report.target, "read_only": report.read_only, "outcome": report.outcome.value,
+        "descriptive_only": report.descriptive_only,
+        "accepted_unexecuted": report.accepted_unexecuted}
+    if report.selection:  # a run over a selection is evidence about those rules only
+        selection = report.selection
+        values.update({"selection": selection.text(), "selected_rules": selection.selected,
+                       "total_rules": selection.total, "select": json.dumps(list(selection.keys)),
+                       "categories": " ".join(selection.categories)})
+    values.update({f"declaration_{name}": value for name, value in report.declaration.items()})
     for name, value in values.items():
         if value is not None:
             ElementTree.SubElement(properties, "property", {"name": name, "value": str(value)})
@@ -45,8 +53,18 @@ def render_junit(report: Report, *, fail_on_warning: bool = False) -> str:
     _properties(suite, report)
     for result in report.results:
         _testcase(suite, report, result, fail_on_warning)
+    _neutralise(suite)
     ElementTree.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, "unicode") + "\n"
+
+
+def _neutralise(suite: ElementTree.Element) -> None:
+    """Every attribute and text of the tree as XML 1.0 can hold it (names, keys, messages and
+    SQL come from the contract), so the file always parses."""
+    for element in suite.iter():
+        element.attrib = {name: xml(value) for name, value in element.attrib.items()}
+        if element.text is not None:
+            element.text = xml(element.text)
 
 
 def _testcase(suite: ElementTree.Element, report: Report, result: RuleResult,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from packata_sql.render.neutral import markdown, markdown_code, markdown_fence
 from packata_sql.render.words import (
     duration,
     expected_text,
@@ -16,38 +17,39 @@ from packata_sql.render.words import (
 from packata_sql.report import Report
 
 
-def _cell(text: str) -> str:
-    """A table cell: pipes escaped, line breaks kept as <br>."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
-
-
 def render_markdown(report: Report) -> str:
-    lines = [f"### packata-sql · {_cell(report.contract)}", "",
-             f"**{headline(report)}**", ""]
-    facts = [f"target `{report.target}`", f"read-only: {report.read_only or 'not connected'}"]
+    """Every contract- or database-controlled string goes through render/neutral.py: no raw
+    HTML, comment opener, link, image or table pipe from a declaration reaches the page."""
+    lines = [f"### packata-sql · {markdown(report.contract)}", "",
+             f"**{markdown(headline(report))}**", ""]
+    facts = [f"target {markdown_code(report.target)}",
+             f"read-only: {markdown(report.read_only or 'not connected')}"]
     if report.elapsed_ms is not None:
         facts.append(f"duration {duration(report)}")
     lines += [" · ".join(facts), ""]
     why_not = nothing_executed(report)
     if why_not:
-        lines += [f"> incomplete: {why_not}", ""]
+        lines += [f"> incomplete: {markdown(why_not)}", ""]
     if report.results:
         lines += ["| status | rule | expected | value | why |", "|---|---|---|---|---|"]
         for result in ordered(report.results):
-            rule = label(result) + (f"<br>`{result.key}`" if label(result) != result.key else "")
-            cells = (status_word(result), rule,
-                     expected_text(result), value_text(result), why_text(result))
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+            rule = markdown(label(result)) + (
+                f"<br>{markdown_code(result.key, in_table=True)}"
+                if label(result) != result.key else "")
+            cells = (markdown(status_word(result)), rule, markdown(expected_text(result)),
+                     markdown(value_text(result)), markdown(why_text(result)))
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     inspected = [r for r in ordered(report.results) if r.inspect_sql]
     if inspected:
         lines += ["<details><summary>Queries listing the offending keys</summary>", ""]
         for result in inspected:
-            lines += [f"`{result.key}`", "", "```sql", str(result.inspect_sql), "```", ""]
+            lines += [markdown_code(result.key), "", *markdown_fence(result.inspect_sql, "sql"),
+                      ""]
         lines += ["</details>", ""]
     notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]
     for finding in notes:
         where = finding.source_path + (f" (line {finding.line})" if finding.line else "")
-        lines.append(f"- {finding.level.value} `{finding.code}` at {_cell(where)}: "
-                     f"{_cell(finding.message)}")
+        lines.append(f"- {finding.level.value} {markdown_code(finding.code)} at "
+                     f"{markdown(where)}: {markdown(finding.message)}")
     return "\n".join(lines).rstrip("\n") + "\n"

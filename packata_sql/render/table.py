@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from packata_sql.contracts.model import Severity
+from packata_sql.render.neutral import terminal
 from packata_sql.render.words import (
     OUTCOME_COLOURS,
     duration,
@@ -64,7 +65,7 @@ class _Key:
     _PARTS = re.compile(r"[^.\[]*(?:\[[^\]]*\])?\.?|.+")
 
     def __init__(self, key: str, style: str = "") -> None:
-        self.key, self.style = key, style
+        self.key, self.style = terminal(key), style
 
     def parts(self) -> list[str]:
         return [p for p in self._PARTS.findall(self.key) if p]
@@ -84,26 +85,26 @@ class _Key:
 def _rule_cell(result: RuleResult) -> Group:
     """The label, the key beneath it when they differ, the reason it did not run cleanly and,
     with --show-sql, the SQL."""
-    parts: list[Text | _Key] = [Text(label(result))]
+    parts: list[Text | _Key] = [Text(terminal(label(result)))]
     if label(result) != result.key:
         parts.append(_Key(result.key, "dim"))
     more = Text()
     if result.status is not Status.FAILED and result.diagnostic is not None:
-        more.append(f"\n{why_text(result)}", style=_STYLES[result.status])
+        more.append(f"\n{terminal(why_text(result))}", style=_STYLES[result.status])
     if result.inspect_sql:
-        more.append(f"\ninspect: {result.inspect_sql}", style="dim")
+        more.append(f"\ninspect: {terminal(result.inspect_sql, lines=True)}", style="dim")
     if result.sql:
-        more.append(f"\n{result.sql}", style="cyan")
+        more.append(f"\n{terminal(result.sql, lines=True)}", style="cyan")
     if more:
         parts.append(more[1:])
     return Group(*parts)
 
 
 def _measured_cell(result: RuleResult) -> Text:
-    text = Text(value_text(result))
-    expected = expected_text(result)
+    text = Text(terminal(value_text(result)))
+    expected = terminal(expected_text(result))
     if result.status is Status.FAILED:
-        expected = "expected " + " and ".join(result.failed) + (
+        expected = "expected " + terminal(" and ".join(result.failed)) + (
             " %" if result.unit == "percent" else "")
     elif expected:
         expected = "expected " + expected
@@ -118,7 +119,9 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
     console = Console(file=buffer, force_terminal=color, no_color=not color,
                       width=width or FILE_WIDTH, highlight=False, emoji=False)
     schema = f" · schema: {report.schema}" if report.schema else ""
-    table = Table(title=f"packata-sql check · {report.contract}{schema}", title_justify="left",
+    # A Text title: a str title would be read as rich markup (`[/red]` in a path).
+    table = Table(title=Text(terminal(f"packata-sql check · {report.contract}{schema}")),
+                  title_justify="left",
                   expand=False, show_lines=False)
     table.add_column("status", no_wrap=True)
     table.add_column("rule", overflow="fold")
@@ -130,8 +133,8 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
     notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]
     for finding in notes:
         where = f"{finding.source_path}" + (f" (line {finding.line})" if finding.line else "")
-        console.print(Text.assemble((finding.level.value, "yellow"), f" {finding.code} at {where}: ",
-                                    finding.message))
+        console.print(Text.assemble((finding.level.value, "yellow"),
+                                    terminal(f" {finding.code} at {where}: {finding.message}")))
     categories = report.summary_by_category()
     if len(categories) > 1:
         for category, summary in categories.items():
@@ -139,20 +142,20 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
             console.print(Text(f"{category}: {shown}"))
     why_not = nothing_executed(report)
     if why_not:
-        console.print(Text.assemble(("incomplete", "yellow"), f": {why_not}"))
+        console.print(Text.assemble(("incomplete", "yellow"), terminal(f": {why_not}")))
     outcome, _, rest = headline(report).partition(" · ")
     console.print(Text.assemble(
         (outcome, f"bold {OUTCOME_COLOURS[report.outcome]}"),
-        f" · {rest}{_descriptive(report)}"
-        f" · read-only: {report.read_only or 'not connected'}"
-        + (f" · authored SQL: {report.authored_sql}" if report.authored_sql else "")
-        + f" · target: {report.target}" + (" · interrupted" if report.interrupted else "")
-        + (f" · {duration(report)}" if report.elapsed_ms is not None else ""),
+        terminal(f" · {rest}{_descriptive(report)}"
+                 f" · read-only: {report.read_only or 'not connected'}"
+                 + (f" · authored SQL: {report.authored_sql}" if report.authored_sql else "")
+                 + f" · target: {report.target}" + (" · interrupted" if report.interrupted else "")
+                 + (f" · {duration(report)}" if report.elapsed_ms is not None else "")),
     ))
     if report.routes:
         console.print(Text.assemble(("routes", "yellow"),
                                     " the login can escape read-only through: ",
-                                    ", ".join(report.routes)))
+                                    terminal(", ".join(report.routes))))
     for advice in report.hardening:
-        console.print(Text.assemble(("hardening", "yellow"), f" {advice}"))
+        console.print(Text.assemble(("hardening", "yellow"), f" {terminal(advice)}"))
     return buffer.getvalue()

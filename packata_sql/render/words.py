@@ -110,8 +110,10 @@ def nothing_executed(report: Report) -> str | None:
 
 
 def headline(report: Report) -> str:
-    """`FAIL · 2 failed, 3 passed`: the outcome and the counts."""
-    return f"{report.outcome.value.upper()} · {counts(report)}"
+    """`FAIL · 2 failed, 3 passed`: the outcome and the counts, and `· 3 of 10 rules selected`
+    when `--select`/`--category` chose the rules."""
+    selected = f" · {report.selection.text()}" if report.selection else ""
+    return f"{report.outcome.value.upper()} · {counts(report)}{selected}"
 
 
 OUTCOME_COLOURS = {Outcome.PASS: "green", Outcome.WARN: "yellow", Outcome.FAIL: "red",

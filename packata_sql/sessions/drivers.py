@@ -10,8 +10,13 @@ connection and `doctor` connect alike:
 - No password in clear text: unless the URL requires TLS, a server asking for a cleartext
   password (PostgreSQL `password`, MySQL `mysql_clear_password` or `dialog`) is refused before
   the password is sent.
-- Passwords without the command line: a password left out is found by libpq (`PGPASSWORD`,
-  `~/.pgpass`) or read from `~/.my.cnf` through PyMySQL's option-file support.
+- Passwords without the command line: for an endpoint the user named (`--url`), a password
+  left out is found by libpq (`PGPASSWORD`, `~/.pgpass`) or read from `~/.my.cnf` through
+  PyMySQL's option-file support. A host only the contract names gets none of the user's ambient
+  credentials (no PGPASSWORD, password file, PGUSER or OS login name, client certificate or
+  option file): its login comes from `PACKATA_<SERVER>_USERNAME` (LoginNeeded without it, before
+  anything is sent) and its password from `PACKATA_<SERVER>_PASSWORD` or none is sent; a server
+  that asks for one is told apart (`PasswordNeeded`, naming the variable).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import ssl
 from typing import Any, NoReturn
 
 from packata_sql.sessions.base import ProviderError
-from packata_sql.sessions.endpoint import Endpoint
+from packata_sql.sessions.endpoint import Endpoint, credential_variables
 
 APPLICATION = "packata-sql"
 MYSQL_OPTION_FILE = "~/.my.cnf"
@@ -43,9 +48,47 @@ class ConnectTimeout(ProviderError):
                      "--timeout, or what is left of --budget; at most 10 s)",)
 
 
+class LoginNeeded(ProviderError):
+    """A host the contract names and no PACKATA_<SERVER>_USERNAME: the user's own login names
+    (PGUSER, the OS login libpq and PyMySQL fall back to, ~/.my.cnf's user) are not offered to a
+    host the user did not choose, so nothing is sent and the variable is named."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        super().__init__("authentication-failed", "no-login")
+        variable = credential_variables(endpoint.server or "")[0]
+        self.args = (f"no login was given for this server of the contract: set {variable} (and "
+                     "its _PASSWORD); PGUSER, the operating-system user and ~/.my.cnf serve only "
+                     "a host named with --url",)
+
+
+class PasswordNeeded(ProviderError):
+    """A host the contract names asked for a password and none was given for it: the user's
+    ambient passwords are not offered to it, so say which variable would give one."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        super().__init__("authentication-failed", "no-password")
+        variable = credential_variables(endpoint.server or "")[1]
+        self.args = (f"the server asked for a password and none was given for this server of "
+                     f"the contract: set {variable} (PGPASSWORD, ~/.pgpass and ~/.my.cnf serve "
+                     "only a host named with --url)",)
+
+
+def password_needed(endpoint: Endpoint, error: ProviderError) -> ProviderError:
+    """`error`, or PasswordNeeded when a contract-named host without a password refused the
+    login: its cause is then the password this endpoint may not take from the environment."""
+    if (error.category == "authentication-failed" and not endpoint.ambient_credentials
+            and not endpoint.password):
+        return PasswordNeeded(endpoint)
+    return error
+
+
 def postgres_arguments(endpoint: Endpoint, libpq_version: int) -> dict[str, Any]:
-    """Keyword arguments for `psycopg.connect`. No password means None, never "": libpq
-    then looks in PGPASSWORD and ~/.pgpass itself."""
+    """Keyword arguments for `psycopg.connect`. For `--url`, no password means None, never "":
+    libpq then looks in PGPASSWORD and ~/.pgpass itself. For a contract-named host it means
+    "" and no password file, so libpq offers none of the user's passwords, and the login must
+    be given (LoginNeeded otherwise)."""
+    if not endpoint.ambient_credentials and not endpoint.user:
+        raise LoginNeeded(endpoint)
     arguments: dict[str, Any] = {
         "host": endpoint.host, "port": endpoint.port, "dbname": endpoint.database,
         "user": endpoint.user, "password": endpoint.password or None,
@@ -55,6 +98,11 @@ def postgres_arguments(endpoint: Endpoint, libpq_version: int) -> dict[str, Any]
     }
     if endpoint.option("sslmode") not in _POSTGRES_TLS_REQUIRED and libpq_version >= 160000:
         arguments["require_auth"] = "!password"  # libpq 16+: never a cleartext password
+    if not endpoint.ambient_credentials:
+        # Given values win over PGPASSWORD, PGPASSFILE, PGUSER and a PGSERVICE entry.
+        arguments.update(password=endpoint.password or "", passfile=os.devnull)
+        if libpq_version >= 160000:  # nor ~/.postgresql/postgresql.crt
+            arguments["sslcertmode"] = "disable"
     return arguments
 
 
@@ -64,12 +112,17 @@ def postgres_connect_failure(error: Exception) -> ProviderError | None:
         return ConnectTimeout()
     if "!password" in str(error):  # libpq names the require_auth value it could not meet
         return ProviderError("insecure-connection", "cleartext-password")
+    if "no password supplied" in str(error):  # libpq had none to answer with
+        return ProviderError("authentication-failed", "no-password")
     return None
 
 
 def mysql_arguments(endpoint: Endpoint) -> dict[str, Any]:
     """Keyword arguments for `pymysql.connect`; reads and writes are bounded like connecting
-    until `mysql_relax_timeouts` (statements have their own deadline)."""
+    until `mysql_relax_timeouts` (statements have their own deadline). A contract-named host
+    needs its login given and never reads ~/.my.cnf."""
+    if not endpoint.ambient_credentials and not endpoint.user:
+        raise LoginNeeded(endpoint)
     limit = max(endpoint.connect_timeout_s, 0.001)
     arguments: dict[str, Any] = {
         "host": endpoint.host, "port": endpoint.port or 3306, "user": endpoint.user or "",
@@ -85,7 +138,7 @@ def mysql_arguments(endpoint: Endpoint) -> dict[str, Any]:
     if mode not in _MYSQL_TLS_REQUIRED:
         arguments["auth_plugin_map"] = dict.fromkeys(_CLEARTEXT_PLUGINS, _RefuseCleartext)
     option_file = os.path.expanduser(MYSQL_OPTION_FILE)
-    if not endpoint.password and os.path.isfile(option_file):
+    if not endpoint.password and endpoint.ambient_credentials and os.path.isfile(option_file):
         arguments["read_default_file"] = option_file  # its [client] password, user, ssl-*
     return arguments
 

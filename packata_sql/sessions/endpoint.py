@@ -62,6 +62,10 @@ class Endpoint:
     #: driver's own sources: PGPASSWORD, ~/.pgpass, ~/.my.cnf).
     password_source: str | None = None
     connect_timeout_s: float = CONNECT_TIMEOUT_S
+    #: The user pointed at this endpoint (`--url`), so the drivers may use the user's ambient
+    #: credentials for it (PGUSER, PGPASSWORD, ~/.pgpass, ~/.my.cnf, a client certificate). A
+    #: host only a contract's `servers` names gets none of them: the contract's author chose it.
+    ambient_credentials: bool = False
 
     @property
     def declared_schema(self) -> str | None:
@@ -121,7 +125,7 @@ def parse_url(url: str) -> Endpoint:
         engine, parts.database or "", (schema,) if schema else (),
         parts.host or "localhost", parts.port or spec.default_port,
         parts.username or None, password, options=engines.load(spec.url_options)(query),
-        password_source=source,
+        password_source=source, ambient_credentials=True,
     )
 
 

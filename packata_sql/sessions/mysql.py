@@ -29,6 +29,7 @@ from packata_sql.sessions.drivers import (
     mysql_arguments,
     mysql_connect_failure,
     mysql_relax_timeouts,
+    password_needed,
 )
 from packata_sql.sessions.endpoint import Endpoint
 
@@ -98,7 +99,7 @@ class MySQLSession(TimedSession):
                 cursorclass=self._pymysql.cursors.SSCursor,
             )
         except self._pymysql.Error as error:
-            raise self._connection_error(error) from error
+            raise password_needed(endpoint, self._connection_error(error)) from error
 
     def _connect(self) -> None:
         self._conn = self._open()

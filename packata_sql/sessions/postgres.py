@@ -25,7 +25,11 @@ from packata_sql.sessions.base import (
     Result,
     TimedSession,
 )
-from packata_sql.sessions.drivers import postgres_arguments, postgres_connect_failure
+from packata_sql.sessions.drivers import (
+    password_needed,
+    postgres_arguments,
+    postgres_connect_failure,
+)
 from packata_sql.sessions.endpoint import Endpoint
 
 _CURSOR = "packata_sql_cell"
@@ -109,7 +113,7 @@ class PostgresSession(TimedSession):
                 **postgres_arguments(endpoint, self._psycopg.pq.version()), autocommit=False
             )
         except self._psycopg.Error as error:
-            raise self._connection_error(error) from error
+            raise password_needed(endpoint, self._connection_error(error)) from error
         self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
 
     def _connection_error(self, error: Exception) -> ProviderError:

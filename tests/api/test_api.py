@@ -169,3 +169,18 @@ def test_the_api_imports_no_driver_and_no_argparse(shop):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert api.compile is packata_sql.compile
+
+
+def test_checking_plans_compiles_nothing_again(shop, monkeypatch):
+    """Plans compiled once serve every run that asks for what they hold (here: no compile
+    call at all), and a run with other compile inputs (a selection) compiles anew."""
+    contract_path, url = shop
+    plans = packata_sql.compile(packata_sql.load(contract_path), "duckdb")
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("the plans were compiled again")
+
+    monkeypatch.setattr("packata_sql.api.compile_contract", no_compiling)
+    assert packata_sql.check(plans, url, observed_at=JUNE).outcome is packata_sql.Outcome.PASS
+    with pytest.raises(AssertionError, match="compiled again"):
+        packata_sql.check(plans, url, select=("placed_by_then",), observed_at=JUNE)

@@ -17,7 +17,7 @@ from packata_sql.contracts.expectations import verdict
 from packata_sql.contracts.model import Expectation, Operator
 from packata_sql.dbt.generate import runtime_text
 from packata_sql.dbt.plan import expectation_document
-from packata_sql.values import NotExact, format_value, measured_value
+from packata_sql.values import NotExact, OutOfRange, format_value, measured_value
 
 from .jinja_macros import load_macros
 
@@ -32,6 +32,8 @@ def python_side(expectations: tuple[Expectation, ...], cell: object) -> tuple[st
         return "inconclusive:null-result", ()
     try:
         value = measured_value(cell)
+    except OutOfRange:
+        return "inconclusive:value-out-of-range", ()
     except NotExact:
         return "inconclusive:not-a-number", ()
     judged = verdict(expectations, value)
@@ -45,6 +47,8 @@ def jinja_side(macros: dict[str, Any], expectations: tuple[Expectation, ...],
         return "inconclusive:null-result", ()
     if value["kind"] == "bad":
         return "inconclusive:not-a-number", ()
+    if value["kind"] == "range":
+        return "inconclusive:value-out-of-range", ()
     judged = macros["packata_sql_verdict"]([expectation_document(e) for e in expectations], value)
     return judged["status"] + (":" + judged["code"] if judged.get("code") else ""), \
         tuple(judged["failed"])
@@ -62,6 +66,11 @@ def random_cell(rng: random.Random) -> object:
         return rng.choice([0.1, 0.5, -1.25, 1e-05, 2.0, 1e20, -0.0, float("nan"), float("inf")])
     if kind == 4:
         return rng.choice([None, "1", Decimal("NaN"), Decimal("1E+2"), Decimal("-0.30"), 10**30])
+    if kind == 5:  # the bound on a measurement (values.measured_value), near and past it
+        return rng.choice([10**38 - 1, 10**38 + 1, -(10**39) - 7, 10**40, 10**324, 10**325,
+                           Decimal("1E+324"), Decimal("1E+325"), Decimal("1E-324"),
+                           Decimal("1E-325"), Decimal("1." + "3" * 37), Decimal("1." + "3" * 38),
+                           1e300, 5e-324])
     return rng.randrange(-3, 4)
 
 

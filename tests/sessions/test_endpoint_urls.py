@@ -129,11 +129,11 @@ def test_postgres_without_a_password_lets_libpq_find_one(monkeypatch):
 
 
 def test_connect_limits_reach_both_drivers():
-    endpoint = Endpoint("mysql", "db", host="h", port=3306, connect_timeout_s=2.5)
+    endpoint = Endpoint("mysql", "db", host="h", port=3306, user="u", connect_timeout_s=2.5)
     arguments = mysql_arguments(endpoint)
     assert (arguments["connect_timeout"], arguments["read_timeout"],
             arguments["write_timeout"]) == (2.5, 2.5, 2.5)
-    assert postgres_arguments(Endpoint("postgres", "db", host="h", port=5432,
+    assert postgres_arguments(Endpoint("postgres", "db", host="h", port=5432, user="u",
                                        connect_timeout_s=2.5), 170000)["connect_timeout"] == 3
 
 
