@@ -226,7 +226,7 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
         return None, [("invalid-expression", "the expression must read one row: no subquery, "
                                              "aggregate, window function or *")]
     for node in parsed.walk():
-        node.comments = None  # rendered inside the fused scan: authored comments stay out
+        node.comments = None  # rendered into the query that runs it: authored comments stay out
     return parsed, []
 
 

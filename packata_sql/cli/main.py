@@ -31,7 +31,7 @@ exit codes:
   0    pass, or warn (failures of severity warning only)
   1    fail: a rule of severity error failed (or a warning, with --fail-on warning)
   2    incomplete: some rule ended error, inconclusive or skipped, or nothing was executable
-  3    usage error: bad arguments, an unreadable or invalid contract
+  3    usage error: bad arguments, a file that cannot be read or parsed
   4    internal error in packata-sql (set PACKATA_SQL_DEBUG=1 for the traceback)
   130  interrupted (Ctrl-C)
   141  closed pipe: the reader of stdout went away (`| head`), quietly
