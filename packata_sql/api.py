@@ -85,11 +85,7 @@ def compile(contract: Contract, dialect: str, *, schema: Sequence[str] | None = 
     if name is None or name not in COMPILE_DIALECTS:
         raise UsageError(f"unknown dialect '{dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
     chosen = tuple(select) if select is not None else None
-    if chosen:
-        known = {rule.key for rule in contract.rules}
-        unknown = [key for key in chosen if key not in known]
-        if unknown:
-            raise UsageError(f"select names no rule of the contract: {', '.join(unknown)}")
+    _known_selection(contract, chosen)
     kinds = _categories(categories)
     prefix = declared_schema(contract, name) if schema is None else tuple(schema)
     names = None if parameters is None else frozenset((*parameters, OBSERVATION_PARAMETER))
