@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packata_sql import engines
 from packata_sql.authored.template import OBSERVATION_PARAMETER
@@ -28,9 +28,10 @@ from packata_sql.report import Report, Selection
 from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
 from packata_sql.run.runner import run
 from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
+from packata_sql.spelling import choice_hint, closest, is_pattern, matching
 
-__all__ = ["CheckRequest", "Plans", "check", "compile", "contract_dialect", "dialect_name",
-           "load", "load_source", "resolve_endpoint"]
+__all__ = ["CheckRequest", "Plans", "check", "compile", "contract_dialect", "dialect_hint",
+           "dialect_name", "diff", "load", "load_source", "resolve_endpoint"]
 
 ODCS_BETWEEN = ("exclusive", "inclusive")
 
@@ -83,9 +84,8 @@ def compile(contract: Contract, dialect: str, *, schema: Sequence[str] | None = 
     reads them); `parameters` the names a run will bind (None: not checked here)."""
     name = dialect_name(dialect)
     if name is None or name not in COMPILE_DIALECTS:
-        raise UsageError(f"unknown dialect '{dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
-    chosen = tuple(select) if select is not None else None
-    _known_selection(contract, chosen)
+        raise UsageError(dialect_hint(dialect))
+    chosen = _known_selection(contract, tuple(select) if select is not None else None)
     kinds = _categories(categories)
     prefix = declared_schema(contract, name) if schema is None else tuple(schema)
     names = None if parameters is None else frozenset((*parameters, OBSERVATION_PARAMETER))
@@ -174,7 +174,8 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
         raise UsageError(f"the plans were compiled for {plans.dialect}, the endpoint is "
                          f"{endpoint.engine}: compile for {endpoint.engine} or pass the contract")
     with_drift = _with_drift_rules(request, contract)
-    select = request.select if request.select is not None else (plans.select if plans else None)
+    select = _known_selection(with_drift, request.select) if request.select is not None \
+        else (plans.select if plans else None)
     categories = _categories(request.categories) if request.categories is not None \
         else (plans.categories if plans else None)
     names = frozenset((*request.parameters, OBSERVATION_PARAMETER))
@@ -186,7 +187,6 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
     if plans is not None and reusable:
         compiled = plans.compiled
     elif request.compiler is not None:
-        _known_selection(with_drift, select)
         compiled = request.compiler(with_drift, get_dialect(endpoint.engine), prefix=endpoint.schema,
                                     select=select, parameters=names, categories=categories)
     else:
@@ -232,12 +232,28 @@ def _declaration_record(contract: Contract, selection: Selection | None) -> dict
     return record
 
 
-def _known_selection(contract: Contract, select: Sequence[str] | None) -> None:
-    if select:
-        known = {rule.key for rule in contract.rules}
-        unknown = [key for key in select if key not in known]
-        if unknown:
-            raise UsageError(f"select names no rule of the contract: {', '.join(unknown)}")
+def _known_selection(contract: Contract, select: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The rule keys `select` names: a key, or a glob (`*`, `?`) matched against each key and
+    against `OBJECT.KEY`, so `orders.*` is every rule of `orders`. A name or glob that matches
+    nothing is a usage error with the closest key and every key."""
+    if not select:
+        return None if select is None else ()
+    keys = [rule.key for rule in contract.rules]
+    dotted = {f"{rule.target.object_name}.{rule.key}": rule.key for rule in contract.rules}
+    chosen: list[str] = []
+    for name in select:
+        if not is_pattern(name):
+            found = [name] if name in keys else []
+        else:
+            found = [*matching(name, keys), *(dotted[d] for d in matching(name, dotted))]
+        if not found:
+            close = closest(name, keys)
+            hint = f"; did you mean '{close}'?" if close else ""
+            raise UsageError(f"select '{name}' {'matches' if is_pattern(name) else 'names'} no "
+                             f"rule of the contract{hint} (rule keys: {', '.join(keys)}; a glob "
+                             "such as 'orders.*' selects every rule of an object)")
+        chosen.extend(key for key in found if key not in chosen)
+    return tuple(chosen)
 
 
 def _categories(chosen: Iterable[Category | str] | None) -> tuple[Category, ...] | None:
@@ -329,6 +345,11 @@ def dialect_name(name: str) -> str | None:
     return spec.name if spec else None
 
 
+def dialect_hint(name: str) -> str:
+    """What an unknown `--dialect` draws: the closest name or alias, and every dialect."""
+    return choice_hint("dialect", name, COMPILE_DIALECTS, engines.names_and_aliases())
+
+
 def contract_dialect(contract: Contract, default: str | None = None) -> str | None:
     """The dialect of the contract's first server whose type packata-sql renders (else
     `default`)."""
@@ -345,3 +366,27 @@ def contract_dialect(contract: Contract, default: str | None = None) -> str | No
 
 
 NO_CONTRACT = Contract("<url>", ())
+
+
+# --- Contract diff (`packata-sql diff`, docs/api.md): two versions of a declaration compared
+# by the drift table, no warehouse read. ---------------------------------------------------
+
+if TYPE_CHECKING:
+    from packata_sql.contracts.diff import ContractDiff
+
+
+def diff(old: Contract | str | Path, new: Contract | str | Path, *,
+         drift: Iterable[str] = ()) -> ContractDiff:
+    """What changed from `old` to `new` (contracts, or paths `load` reads), each change
+    classified by the schema-drift table plus the rule keys (`contracts/diff.py`); `drift`:
+    `KEY=compatible|warning|breaking` overrides, on top of those the new contract declares."""
+    from packata_sql.contracts.diff import CHANGE_KEYS, declared_overrides, diff_contracts
+    from packata_sql.contracts.drift import OverrideError, parse_overrides
+
+    before = old if isinstance(old, Contract) else load(old)
+    after = new if isinstance(new, Contract) else load(new)
+    try:
+        chosen = parse_overrides(drift, CHANGE_KEYS)
+    except OverrideError as error:
+        raise UsageError(f"--drift: {error}") from None
+    return diff_contracts(before, after, {**declared_overrides(after), **chosen})

@@ -24,7 +24,7 @@ def compile_command(args: argparse.Namespace) -> int:
         if not args.dialect:
             raise UsageError("the contract names no server packata-sql renders for; give "
                              f"--dialect (one of: {', '.join(COMPILE_DIALECTS)})")
-        raise UsageError(f"unknown dialect '{args.dialect}' (one of: {', '.join(COMPILE_DIALECTS)})")
+        raise UsageError(api.dialect_hint(args.dialect))
     plans = api.compile(contract, name, categories=args.category)
     dialect = get_dialect(plans.dialect)
     fmt = args.format or ("sql" if sys.stdout.isatty() else "json")

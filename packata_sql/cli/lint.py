@@ -57,14 +57,28 @@ def schema_problems(loaded: Loaded) -> list[Problem]:
     version = schema_version(document.get("apiVersion") if isinstance(document, dict) else None)
     validator = jsonschema_rs.validator_for(official_schema(version), validate_formats=False)
     problems = []
-    for error in sorted(validator.iter_errors(document),
-                        key=lambda e: list(map(str, e.instance_path))):
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.instance_path)))
+    # A misspelt server `type` selects no server kind, so every setting of that server is also
+    # "unevaluated": the type is the one problem to show.
+    mistyped = {tuple(e.instance_path)[:-1] for e in errors if _is_enum(e)
+                and tuple(e.instance_path)[-1:] == ("type",)}
+    for error in errors:
         path = tuple(error.instance_path)
+        if path in mistyped and isinstance(
+                error.kind, jsonschema_rs.ValidationErrorKind.UnevaluatedProperties):
+            continue
         line = _line(loaded, path)
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-        problems.append(Problem("error", "odcs-schema", where, line,
-                                f"ODCS {version} schema: {_short(_message(error))}"))
+        message = _message(error)  # an enum's list is never cut: the fix may be its last
+        problems.append(Problem("error", "odcs-schema", where, line, f"ODCS {version} schema: "
+                                f"{message if _is_enum(error) else _short(message)}"))
     return problems
+
+
+def _is_enum(error: jsonschema_rs.ValidationError) -> bool:
+    import jsonschema_rs
+
+    return isinstance(error.kind, jsonschema_rs.ValidationErrorKind.Enum)
 
 
 def _message(error: jsonschema_rs.ValidationError) -> str:

@@ -16,6 +16,8 @@ from packata_sql.errors import EXIT_CLOSED_PIPE, EXIT_INTERNAL, EXIT_USAGE, Usag
 #: From the registry, which imports no dialect, so `--help` stays fast.
 DIALECT_NAMES = engines.names_and_aliases()
 STDOUT_FORMATS = ("table", "json", "junit", "markdown", "github")
+#: Report kinds written only as `--output KIND=FILE` (kept in step with cli/outputs.py).
+_FILE_ONLY_KINDS = ("html",)
 
 EPILOG = """\
 examples:
@@ -26,6 +28,7 @@ examples:
   packata-sql compile contract.yaml --dialect postgres
   packata-sql doctor contract.yaml --server prod
   packata-sql init --url duckdb:///warehouse.duckdb --object orders -o orders.yaml
+  packata-sql diff old/orders.yaml orders.yaml --format markdown
 
 exit codes:
   0    pass, or warn (failures of severity warning only)
@@ -39,6 +42,8 @@ exit codes:
 
 
 _NOT_SHOWN = "(not shown: it may hold a password)"
+#: A value shown when it is no choice: a lowercase word (`html`, `xml`) is a typo, not a secret.
+_WORD = re.compile(r"[a-z]{2,16}(?:[_-][a-z]{2,16}){0,2}")
 # Shown in messages: option names as options are spelled (not `-pSECRET`, the mysql habit).
 _OPTION_NAME = re.compile(r"-[A-Za-z]|--[a-z][a-z0-9-]*")
 # `scheme://`, a scheme missing a slash (`postgresql:/`), or `user:password@` without one;
@@ -49,7 +54,8 @@ _URL_LIKE = re.compile(r"://|^[A-Za-z][A-Za-z0-9+.-]+:/|^[^/@\s]*:[^/@\s]*@")
 class _Parser(argparse.ArgumentParser):
     """argparse, except that no error message repeats an argument the user typed (a value may
     be a password, or a URL holding one) unless it is one of the parser's own words or a
-    misspelt choice (`--category constrain`), shown with the choice it is close to."""
+    value given for a closed set of choices that is close to one (`--category constrain`) or a
+    lowercase word (`--format html`), shown with every choice; a URL is never shown."""
 
     _typed: Sequence[str] = ()
     _shown: frozenset[str] = frozenset()
@@ -64,16 +70,19 @@ class _Parser(argparse.ArgumentParser):
                 or _URL_LIKE.search(value):
             super()._check_value(action, value)
             return
-        import difflib
+        from packata_sql.spelling import closest
 
         names = [str(choice) for choice in choices]
-        close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
-        if not close:  # not a misspelt choice: it may be anything, a password included
-            super()._check_value(action, value)
-            return
-        self._shown = self._shown | {value}
-        raise argparse.ArgumentError(action, f"invalid choice '{value}', did you mean "
-                                             f"'{close[0]}'? (one of: {', '.join(names)})")
+        every = f"(one of: {', '.join(names)})"
+        close = closest(value, names)
+        if close is None and not _WORD.fullmatch(value):  # not a typo of a choice: a secret?
+            raise argparse.ArgumentError(action, "invalid choice (the value is not shown: it "
+                                                 f"may hold a password) {every}")
+        self._shown = self._shown | {value}  # a word: shown, as a typo deserves
+        message = f"invalid choice '{value}'" + (f", did you mean '{close}'? " if close else " ")
+        if "--format" in action.option_strings and value in _FILE_ONLY_KINDS:
+            every += f"; {value} is written as a file: --output {value}=FILE"
+        raise argparse.ArgumentError(action, message + every)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -284,6 +293,17 @@ def build_parser() -> argparse.ArgumentParser:
                           help="physical object name (repeatable)")
     snapshot.add_argument("--trust-environment", action="store_true")
 
+    diff = commands.add_parser("diff", help="classify what changed between two versions of a "
+                                            "contract (exit 1 on a breaking change)")
+    diff.add_argument("old", type=_not_a_url, help="the earlier contract")
+    diff.add_argument("new", type=_not_a_url, help="the later contract")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                      help="text (default), markdown (a pull-request comment) or json")
+    diff.add_argument("--drift", action="append", default=[], metavar="CHANGE=LEVEL",
+                      help="override a classification, e.g. rule-added=compatible")
+    diff.add_argument("--fail-on", choices=("warning",),
+                      help="exit 1 on warning changes too")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=STDOUT_FORMATS, default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -336,6 +356,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             return generate(args.contract, args.project_dir, args.dialect, args.object,
                             args.odcs_between, args.check)
+        if args.command == "diff":
+            from packata_sql.cli.diff import diff_command
+
+            return diff_command(args)
         if args.command == "doctor":
             from packata_sql.cli.doctor import doctor_command
 

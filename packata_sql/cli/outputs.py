@@ -4,8 +4,8 @@ in a path never costs a warehouse scan."""
 
 from __future__ import annotations
 
-import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +13,10 @@ from pathlib import Path
 from packata_sql.errors import UsageError
 from packata_sql.render import render
 from packata_sql.report import Report
+from packata_sql.spelling import choice_hint
 
 FILE_KINDS = ("json", "junit", "markdown", "html")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,30}")
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,10 @@ def parse_outputs(raw: list[str], bare_kind: str) -> list[Output]:
         if separator and kind in FILE_KINDS and path:
             outputs.append(Output(kind, Path(path)))
         elif separator and kind and os.sep not in kind and "." not in kind:
-            close = difflib.get_close_matches(kind, FILE_KINDS, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            # The value itself is not echoed: arguments can hold secrets.
-            raise UsageError(f"--output: unknown report kind before '='{hint}; use one of "
-                             f"{', '.join(FILE_KINDS)} as KIND=FILE")
+            # A word is shown, as choices are; anything else (a URL's piece, a secret) is not.
+            shown = kind if _WORD.fullmatch(kind) else "(not shown)"
+            raise UsageError(f"--output: {choice_hint('report kind', shown, FILE_KINDS)}, "
+                             "as KIND=FILE")
         else:
             outputs.append(Output(bare_kind, Path(text), bare=True))
     return outputs

@@ -13,6 +13,7 @@ from typing import Any
 
 from packata_sql.contracts import json_source
 from packata_sql.contracts.model import Category, Constraint, Rule, SchemaObject, Severity, Target
+from packata_sql.spelling import choice_hint
 
 SNAPSHOT_FORMAT = "packata-sql/schema@1"
 
@@ -54,14 +55,15 @@ class OverrideError(ValueError):
     """An override names an unknown change key or classification."""
 
 
-def parse_overrides(pairs: Iterable[str]) -> dict[str, Classification]:
-    """`KEY=compatible|warning|breaking` items, as `--drift` takes them."""
+def parse_overrides(pairs: Iterable[str], table: Mapping[str, Classification] = DEFAULTS
+                    ) -> dict[str, Classification]:
+    """`KEY=compatible|warning|breaking` items, as `--drift` takes them; `table`: the keys
+    that may be overridden (a contract diff adds its rule keys)."""
     overrides: dict[str, Classification] = {}
     for pair in pairs:
         key, _, value = pair.partition("=")
-        if key.strip() not in DEFAULTS:
-            raise OverrideError(f"unknown drift change '{key.strip()}' (one of: "
-                                f"{', '.join(DEFAULTS)})")
+        if key.strip() not in table:
+            raise OverrideError(choice_hint("drift change", key.strip(), list(table)))
         try:
             overrides[key.strip()] = Classification(value.strip())
         except ValueError:

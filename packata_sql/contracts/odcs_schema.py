@@ -41,6 +41,18 @@ def official_schema(version: str) -> dict[str, Any]:
 
 
 @cache
+def server_types() -> tuple[str, ...]:
+    """Every server `type` the bundled versions define, in the newest schema's order."""
+    found: list[str] = []
+    for version in reversed(SCHEMA_VERSIONS):
+        schema = official_schema(version)
+        definitions = schema.get("$defs") or schema.get("definitions") or {}
+        enum = definitions["Server"]["properties"]["type"].get("enum", [])
+        found.extend(str(name) for name in enum if str(name) not in found)
+    return tuple(found)
+
+
+@cache
 def known_keys() -> KnownKeys:
     """Read once per process: the schemas are package data and never change."""
     found: dict[str, set[str]] = {kind: set() for kind in ("top", "object", "property",

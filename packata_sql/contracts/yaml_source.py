@@ -42,11 +42,14 @@ Path = tuple[str | int, ...]
 class SourceError(DeclarationError):
     """The file cannot be read or parsed at all; carries the file and line for the user."""
 
-    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+    def __init__(self, path: str, message: str, line: int | None = None,
+                 column: int | None = None, snippet: str = "") -> None:
         self.path = path
         self.line = line
+        self.column = column
         where = f"{path}:{line}" if line else path
-        super().__init__(f"{where}: {message}")
+        where += f":{column}" if line and column else ""
+        super().__init__(f"{where}: {message}" + (f"\n{snippet}" if snippet else ""))
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,31 @@ def _syntax_error(text: str, path: str, error: yaml.YAMLError) -> SourceError:
     found = lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
     if found and "character" in problem:
         problem += f": {found!r}" + (", YAML indents with spaces" if found == "\t" else "")
-    return SourceError(path, f"not valid YAML ({problem})", mark.line + 1)
+    return SourceError(path, f"not valid YAML ({problem})", mark.line + 1, mark.column + 1,
+                       snippet(lines, mark.line, mark.column))
+
+
+#: Characters of a long line shown either side of the caret (a minified JSON line is long).
+_SNIPPET_REACH = 60
+
+
+def snippet(lines: list[str], line: int, column: int) -> str:
+    """The line before, the line (0-based `line`) and the line after, numbered, with a caret
+    under `column`: where the parser stopped, as compilers show it. Tabs show as one space,
+    so the caret stays under its character."""
+    start = max(column - _SNIPPET_REACH, 0)
+    width = len(str(min(line + 2, len(lines))))
+    shown = []
+    for number in range(max(line - 1, 0), min(line + 2, len(lines))):
+        text = lines[number].replace("\t", " ")
+        cut = text[start:start + 2 * _SNIPPET_REACH]
+        cut = ("…" if start else "") + cut + ("…" if len(text) > start + 2 * _SNIPPET_REACH else "")
+        shown.append(f"  {number + 1:>{width}} | {cut}".rstrip())
+        if number == line:
+            shown.append(f"  {'':>{width}} | {' ' * (column - start + (1 if start else 0))}^")
+    if line >= len(lines):  # the end of the file
+        shown.append(f"  {'':>{width}} | ^")
+    return "\n".join(shown)
 
 
 _NOTHING: Any = object()

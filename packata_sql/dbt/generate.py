@@ -133,7 +133,7 @@ def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | 
     chosen = tuple(dict.fromkeys(dialects or DEFAULT_DIALECTS))
     unknown = [d for d in chosen if d not in COMPILE_DIALECTS]
     if unknown:
-        raise UsageError(f"unknown dialect {', '.join(unknown)} (one of: {', '.join(COMPILE_DIALECTS)})")
+        raise UsageError(api.dialect_hint(unknown[0]))
     root = Path(project_dir)
     if not (root / "dbt_project.yml").is_file():
         raise UsageError(f"{project_dir} has no dbt_project.yml; --project-dir names a dbt project")

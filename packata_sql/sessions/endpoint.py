@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from packata_sql import engines
 from packata_sql.contracts.model import Contract, Server
 from packata_sql.engines import FILE, NETWORK, EngineSpec
+from packata_sql.spelling import suggestion
 
 MEMORY = ":memory:"
 FILE_ENGINES = engines.of_kind(FILE)
@@ -211,13 +212,28 @@ def from_server(contract: Contract, name: str | None) -> Endpoint:
     if name is not None:
         chosen = next((s for s in servers if s.name == name), None)
         if chosen is None:
-            raise EndpointError(f"the contract has no server named '{name}'")
+            names = [s.name for s in servers]
+            raise EndpointError(f"the contract has no server named '{name}'" + (
+                suggestion(name, names) + f" (servers: {', '.join(names)})" if names
+                else " (it declares no servers: pass --url)"))
         return _endpoint(chosen, contract.path)
     for server in servers:
         if _engine(server) is not None:
             return _endpoint(server, contract.path)
+    misspelt = [_type_hint(s) for s in servers if _type_hint(s)]
     raise EndpointError("no --url given and the contract has no server packata-sql can reach "
-                        f"({_reachable()})")
+                        f"({_reachable()})" + "".join(f"; {hint}" for hint in misspelt))
+
+
+def _type_hint(server: Server) -> str:
+    """A server `type` that ODCS does not define: the closest type and every one ODCS has."""
+    from packata_sql.contracts.odcs_schema import server_types
+
+    known = server_types()
+    if server.type.lower() in known:
+        return ""
+    return (f"server '{server.name}' has type '{server.type}', which ODCS does not define"
+            f"{suggestion(server.type, known)} (ODCS server types: {', '.join(known)})")
 
 
 def credential_variables(server: str) -> tuple[str, str]:
@@ -248,8 +264,9 @@ def _engine(server: Server) -> EngineSpec | None:
 def _endpoint(server: Server, contract_path: str) -> Endpoint:
     spec = _engine(server)
     if spec is None:
-        raise EndpointError(f"server '{server.name}' has type '{server.type}', which this version "
-                            f"cannot connect to ({_reachable()})")
+        raise EndpointError(_type_hint(server) or (
+            f"server '{server.name}' has type '{server.type}', which this version cannot "
+            f"connect to ({_reachable()})"))
     if spec.server_reader is not None:
         endpoint: Endpoint = engines.load(spec.server_reader)(server)
         return endpoint

@@ -70,8 +70,8 @@ def test_an_unknown_drift_change_names_the_changes(tmp_path):
     linted = packata("lint", str(contract))
     assert linted.returncode == 3
     assert (f"{contract}:14: error invalid-drift-override at customProperties[0].value."
-            "order-change: schemaDrift: unknown drift change 'order-change' (one of: "
-            "field-added-nullable,") in linted.stdout
+            "order-change: schemaDrift: unknown drift change 'order-change'; did you mean "
+            "'order-changed'? (one of: field-added-nullable,") in linted.stdout
 
 
 def test_a_valid_drift_override_lints_clean(tmp_path):

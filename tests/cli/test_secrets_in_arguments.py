@@ -67,9 +67,11 @@ def test_typo_never_echoes_the_password(typo, contract):
 
 
 def test_own_words_stay_readable_in_argument_errors(contract):
-    choice = packata("check", contract, "--format", "xml")
-    assert "invalid choice: (not shown" in choice.stderr
-    assert "(choose from 'table', 'json', 'junit', 'markdown', 'github')" in choice.stderr
+    choice = packata("check", contract, "--format", "xml")  # a word, not a secret: shown
+    assert "invalid choice 'xml' (one of: table, json, junit, markdown, github)" in choice.stderr
+    secret = packata("check", contract, "--format", SENTINEL)
+    assert ("invalid choice (the value is not shown: it may hold a password) (one of: table, "
+            "json, junit, markdown, github)") in secret.stderr
     unknown = packata("check", contract, "--urll", "x")
     assert "unrecognized arguments: --urll (not shown" in unknown.stderr
 

@@ -104,7 +104,7 @@ def test_check_names_a_missing_plan(tmp_path: Path, capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize(("extra", "message"), [
     (["--object", "odd=orders"], "both map to model 'orders'"),
     (["--object", "nope=x"], "names no contract object"),
-    (["--object", "odd=odd_orders", "--dialect", "oracle"], "unknown dialect oracle"),
+    (["--object", "odd=odd_orders", "--dialect", "oracle"], "unknown dialect 'oracle'"),
     (["--object", "odd=odd orders"], "must be ODCS_NAME=MODEL"),
 ])
 def test_generate_refuses_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
