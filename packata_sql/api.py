@@ -134,6 +134,9 @@ class CheckRequest:
     #: The run's one observation instant (default: its start, UTC): `{observation_time}` and
     #: everything else that depends on "now" reads it, so a run can be replayed.
     observed_at: datetime | None = None
+    #: The values observation-scope Expressif rules judge, by rule key (a number, text,
+    #: boolean or date): bound through the driver; a rule without one is inconclusive.
+    observations: Mapping[str, object] = field(default_factory=dict)
     progress: Callable[[Progress], None] | None = None
     on_error: Callable[[str, str, str | None], None] | None = None
     on_samples: Callable[[str, str], None] | None = None
@@ -182,7 +185,8 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
                 and plans.prefix == endpoint.schema and plans.select == select
                 and plans.categories == categories
                 and (plans.parameters == names or (plans.parameters is None
-                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans))))
+                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans)
+                     and all(set(p.parameters) <= names for p in plans.compiled.plans))))
     if plans is not None and reusable:
         compiled = plans.compiled
     elif request.compiler is not None:
@@ -199,7 +203,7 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
         accept_unexecutable=request.accept_unexecutable, progress=request.progress,
         on_error=request.on_error, samples=request.samples,
         on_samples=request.on_samples if request.samples else None,
-        observed_at=request.observed_at,
+        observed_at=request.observed_at, observations=dict(request.observations),
     )
     report = run(with_drift, compiled, endpoint, run_options)
     selection = _selection(with_drift, select, categories)

@@ -11,6 +11,7 @@ from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.contracts.model import (
     Category,
     Constraint,
+    Expressif,
     Finding,
     Level,
     Library,
@@ -225,7 +226,8 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
         target=".".join((target.object_name, *target.property_path)),
         metric=definition.metric if isinstance(definition, Library) else None,
         kind=shown_kind(definition) if isinstance(definition, Constraint)
-        else "expression" if isinstance(definition, Predicate) else None,
+        else "expression" if isinstance(definition, Predicate)
+        else "expressif" if isinstance(definition, Expressif) else None,
         line=rule.line, expectation=expectation or None, **fields)
 
 

@@ -137,7 +137,29 @@ class Custom:
     engine: str
 
 
-Definition = Library | Constraint | Sql | Predicate | Text | Custom
+#: The ODCS `custom` engine whose rules packata-sql compiles (issue 22): Expressif.
+EXPRESSIF_ENGINE = "expressif"
+
+
+@dataclass(frozen=True)
+class Expressif:
+    """An ODCS `custom` rule for engine `expressif`: executable by design, so never accepted
+    unexecuted. The payload stays as written (a JSON string, or a mapping frozen as pairs);
+    the compiler reads it, so a malformed one is a compilation finding on this rule.
+    `arguments` are the rule's typed declaration arguments, bound as `@name` through the
+    driver, never as program or SQL text."""
+
+    implementation: str | tuple[tuple[str, object], ...]
+    arguments: tuple[tuple[str, object], ...] = ()
+
+    def payload(self) -> str | dict[str, object]:
+        """The implementation as the payload reader takes it."""
+        if isinstance(self.implementation, str):
+            return self.implementation
+        return dict(self.implementation)
+
+
+Definition = Library | Constraint | Sql | Predicate | Text | Custom | Expressif
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ from typing import Any
 from packata_sql.contracts.constraints import constraint_rules
 from packata_sql.contracts.expectations import SPELLINGS, parse_expectations
 from packata_sql.contracts.model import (
+    EXPRESSIF_ENGINE,
     Category,
     Contract,
     Custom,
     Definition,
+    Expressif,
     Finding,
     Level,
     Library,
@@ -472,11 +474,36 @@ def _definition(reader: _Reader, entry: Mapping[str, Any], site: Site) -> Defini
     if kind == "sql":
         return Sql(_text(entry.get("query")))
     if kind == "custom":
-        return Custom(_text(entry.get("engine")))
+        engine = _text(entry.get("engine"))
+        if engine.lower() == EXPRESSIF_ENGINE:
+            return _expressif(reader, entry, site)
+        return Custom(engine)
     if kind != "library":
         reader.findings.append(site.finding("unknown-rule-type", f"unknown rule type '{kind}'"))
         return Custom(kind)
     return _library(reader, entry, site)
+
+
+def _expressif(reader: _Reader, entry: Mapping[str, Any], site: Site) -> Expressif:
+    """The payload is kept as written for the compiler to read; only its container is checked
+    here (ODCS: a string or an object), so a rule with none still appears, skipped."""
+    raw = entry.get("implementation")
+    implementation: str | tuple[tuple[str, object], ...] = ""
+    if isinstance(raw, str):
+        implementation = raw
+    elif isinstance(raw, dict):
+        implementation = tuple((str(k), _freeze(v)) for k, v in raw.items())
+    else:
+        reader.findings.append(site.finding(
+            "invalid-implementation",
+            "an expressif rule needs an 'implementation': a JSON string such as "
+            '\'{"version":"1","kind":"predicate","scope":"value","program":"positive"}\' '
+            "or the same as a mapping"))
+    arguments = entry.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        reader.findings.append(site.finding("invalid-arguments", "'arguments' must be a mapping"))
+    pairs = arguments.items() if isinstance(arguments, dict) else ()
+    return Expressif(implementation, tuple((str(k), _freeze(v)) for k, v in pairs))
 
 
 def _library(reader: _Reader, entry: Mapping[str, Any], site: Site) -> Library:

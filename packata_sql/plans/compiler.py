@@ -12,6 +12,7 @@ from packata_sql.authored.template import bind
 from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
 from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
@@ -19,6 +20,7 @@ from packata_sql.contracts.model import (
     Constraint,
     Contract,
     Custom,
+    Expressif,
     Finding,
     Level,
     Library,
@@ -30,6 +32,7 @@ from packata_sql.contracts.model import (
     Text,
 )
 from packata_sql.dialects import Dialect
+from packata_sql.plans.expressif import compile_expressif, observation_statement
 
 #: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
 #: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
@@ -42,14 +45,18 @@ class Plan:
     on which object, reading which columns. Every Plan of an object fuses into one scan."""
 
     rule: Rule
-    handler: MetricHandler | ConstraintHandler
-    library: Library | Constraint
+    handler: MetricHandler | ConstraintHandler | ExpressifHandler
+    library: Library | Constraint | ExpressifRule
     object_segments: tuple[str, ...]
     columns: tuple[str, ...]
     declared_types: tuple[str | None, ...] = ()  # the contract's logicalType of each column
     #: The contract's physicalType of each column, where declared: `compile` checks members
     #: and bounds against it without a database (catalog/holding.py).
     declared_physical: tuple[str | None, ...] = ()
+    #: Values an Expressif rule's own arguments bind, by parameter name (never SQL text),
+    #: and the run's parameters (`--param`) it reads.
+    bindings: tuple[tuple[str, object], ...] = ()
+    parameters: tuple[str, ...] = ()
 
     @property
     def percent(self) -> bool:
@@ -60,6 +67,9 @@ class Plan:
         if isinstance(self.library, Constraint):
             assert isinstance(self.handler, ConstraintHandler)
             return self.handler.count(self.rule, self.library, context, self.columns)
+        if isinstance(self.library, ExpressifRule):
+            assert isinstance(self.handler, ExpressifHandler)
+            return self.handler.count(self.rule, self.library, context, self.columns)
         assert isinstance(self.handler, MetricHandler)
         return self.handler.count(self.rule, self.library, context, self.columns)
 
@@ -67,6 +77,20 @@ class Plan:
     def measure(self) -> str:
         """The metric or constraint kind, for plans and reports."""
         return self.library.metric if isinstance(self.library, Library) else self.library.kind
+
+
+@dataclass(frozen=True)
+class ObservationPlan:
+    """An observation-scope Expressif rule: it reads no object; the run applies the program
+    (`sql`, over the parameter OBSERVED) to the value the caller supplies for the rule's key,
+    or the rule is inconclusive."""
+
+    rule: Rule
+    sql: str
+    parameters: tuple[str, ...]
+    bindings: tuple[tuple[str, object], ...] = ()
+    #: The program is a predicate: the statement answers 1 or 0, judged as a boolean.
+    boolean: bool = True
 
 
 @dataclass(frozen=True)
@@ -92,7 +116,7 @@ class CatalogPlan:
     rows: Plan | None = None
 
 
-AnyPlan = Plan | SqlPlan | CatalogPlan
+AnyPlan = Plan | SqlPlan | CatalogPlan | ObservationPlan
 
 
 @dataclass(frozen=True)
@@ -122,6 +146,10 @@ class Compiled:
     @property
     def catalog_plans(self) -> tuple[CatalogPlan, ...]:
         return tuple(p for p in self.ordered if isinstance(p, CatalogPlan))
+
+    @property
+    def observation_plans(self) -> tuple[ObservationPlan, ...]:
+        return tuple(p for p in self.ordered if isinstance(p, ObservationPlan))
 
     @property
     def executable(self) -> int:
@@ -173,6 +201,8 @@ def _compile_rule(
     if isinstance(definition, Custom):
         return None, [site.finding("custom-engine-not-supported",
                                    "custom rules for this engine are not executed by packata-sql")]
+    if isinstance(definition, Expressif):
+        return _compile_expressif(rule, definition, contract, dialect, prefix, site, parameters)
     if isinstance(definition, Sql):
         return _compile_sql(rule, definition, dialect, prefix, site, parameters)
     if isinstance(definition, Predicate):
@@ -256,6 +286,32 @@ def _compile_constraint(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
         )]
     return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
+
+
+def _compile_expressif(
+    rule: Rule, definition: Expressif, contract: Contract, dialect: Dialect,
+    prefix: tuple[str, ...], site: Site, parameters: frozenset[str] | None,
+) -> tuple[Plan | ObservationPlan | None, list[Finding]]:
+    """A value, row or dataset program is one more column of the object's fused scan."""
+    if not definition.implementation:
+        return None, []  # the loader reported the missing implementation on this rule
+    schema = contract.object(rule.target.object_name)
+    compiled, problems = compile_expressif(rule, definition, schema, dialect, site, parameters)
+    if compiled is None:
+        return None, problems
+    program = compiled.definition.program
+    if program.scope == "observation":
+        sql, names = observation_statement(compiled, dialect)
+        return ObservationPlan(compiled.rule, sql, names, compiled.bindings,
+                               program.kind == "predicate"), problems
+    segments = (*prefix, rule.target.physical_object)
+    too_long = name_problems(dialect, (*segments, *compiled.columns), site)
+    if too_long:
+        return None, problems + too_long
+    declared = tuple(_declared_type(rule, schema, column) for column in compiled.columns)
+    physical = tuple(_declared_physical(schema, column) for column in compiled.columns)
+    return Plan(compiled.rule, compiled.handler, compiled.definition, segments, compiled.columns,
+                declared, physical, compiled.bindings, compiled.parameters), problems
 
 
 def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:

@@ -12,7 +12,8 @@ from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.contracts.model import Finding, Level
 from packata_sql.dialects import Dialect, Family
 from packata_sql.engines import ENGINES
-from packata_sql.plans.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
+from packata_sql.plans.compiler import AnyPlan, CatalogPlan, ObservationPlan, Plan, SqlPlan
+from packata_sql.plans.expressif import bound_markers
 
 ROWS_ALIAS = "packata_rows"
 #: Engines where several COUNT(DISTINCT) in one aggregate copy every input row once per key
@@ -40,6 +41,10 @@ class Scan:
     notes: tuple[tuple[Plan, str], ...] = ()
     #: The statement `sql` renders, for `compile` to lay out for reading.
     statement: exp.Select | None = field(default=None, compare=False)
+    #: The parameters `sql` reads (an Expressif variable), in marker order, or each name
+    #: once where the dialect binds by name; the values are the run's, or `bindings`.
+    parameters: tuple[str, ...] = ()
+    bindings: tuple[tuple[str, object], ...] = ()
 
     def findings(self) -> list[Finding]:
         """The notes as the warnings `check` and `compile` report, each at its rule's line."""
@@ -65,13 +70,14 @@ class ObjectWork:
     catalog: list[CatalogPlan] = field(default_factory=list)
 
 
-def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan]:
+def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan | ObservationPlan]:
     """The ordered plan union as units of work, in the order of each unit's first plan: one
-    per object (its catalog checks and its one scan), one per authored SQL rule."""
+    per object (its catalog checks and its one scan), one per authored SQL rule and one per
+    Expressif observation (which reads no object)."""
     objects: dict[tuple[str, ...], ObjectWork] = {}
-    work: list[ObjectWork | SqlPlan] = []
+    work: list[ObjectWork | SqlPlan | ObservationPlan] = []
     for plan in ordered:
-        if isinstance(plan, SqlPlan):
+        if isinstance(plan, SqlPlan | ObservationPlan):
             work.append(plan)
             continue
         unit = objects.get(plan.object_segments)
@@ -116,8 +122,10 @@ def build_scan(
         measured.append(plan)
     statement = (_shared_aggregates(counts, table) if share_aggregates else None) or exp.select(
         _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))).from_(table)
-    return Scan(segments, tuple(measured), dialect.render(statement), tuple(mismatched),
-                tuple(notes), statement)
+    sql, parameters = bound_markers(dialect.render(statement), dialect)
+    bindings = tuple(dict(b for plan in measured for b in plan.bindings).items())
+    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes), statement,
+                parameters, bindings)
 
 
 def _rows_column() -> exp.Expr:
@@ -226,6 +234,8 @@ def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
                   families: Mapping[str, Family | None]) -> exp.Select | None:
     """The handler's query listing offending keys, or None (a row count blames no row)."""
     from packata_sql.catalog import MetricHandler
+    from packata_sql.catalog.constraints import ConstraintHandler
+    from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
     from packata_sql.contracts.model import Library
 
     context = MeasureContext(dialect, dialect.table(segments), families)
@@ -233,7 +243,10 @@ def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
         if isinstance(plan.library, Library):
             assert isinstance(plan.handler, MetricHandler)
             return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
-        assert not isinstance(plan.handler, MetricHandler)
+        if isinstance(plan.library, ExpressifRule):
+            assert isinstance(plan.handler, ExpressifHandler)
+            return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
+        assert isinstance(plan.handler, ConstraintHandler)
         return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
     except TypeMismatch:
         return None

@@ -9,6 +9,8 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
+from packata_sql.authored.template import OBSERVATION_PARAMETER
+from packata_sql.catalog.expressif_rules import ExpressifRule
 from packata_sql.dialects import Family
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
@@ -147,7 +149,7 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
         return
     started = state.clock()
     try:
-        row = session.fetch_row(scan.sql, state.remaining())
+        row = session.fetch_row(scan.sql, state.remaining(), scan_values(state, session, scan))
     except Interrupted as stopped:
         state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
@@ -172,6 +174,20 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
             result = triage(session, scan.object_segments, plan, families, result,
                             state.options, state.remaining, state.engine_error)
         state.results[plan.rule.key] = result
+
+
+def scan_values(state: RunState, session: Session,
+                scan: Scan) -> list[object] | dict[str, object] | None:
+    """What the scan's parameters bind: the rules' own arguments, the observation instant
+    and the run's `--param` values; None for a scan that reads none."""
+    if not scan.parameters:
+        return None
+    bindings = {**state.options.parameters,
+                OBSERVATION_PARAMETER: session.dialect.instant(state.observed_at),
+                **dict(scan.bindings)}
+    if session.dialect.named_parameters:
+        return {name: bindings[name] for name in scan.parameters}
+    return [bindings[name] for name in scan.parameters]
 
 
 def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
@@ -213,7 +229,10 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     except NotExact as refused:
         return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(not_exact_code(refused)),
                          **common)
-    assert isinstance(count, Fraction) and isinstance(population, Fraction)
+    assert isinstance(population, Fraction)
+    if isinstance(plan.library, ExpressifRule):
+        return _expressif_verdict(plan, plan.library, count, population, common)
+    assert isinstance(count, Fraction)
     evidence = {"numerator": int(count), "denominator": int(population)} if plan.percent \
         else {"rows": int(population)}
     value: Fraction = count
@@ -223,3 +242,22 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
     return judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
+
+
+def _expressif_verdict(plan: Plan, definition: ExpressifRule, value: Fraction | bool,
+                       population: Fraction, common: dict[str, Any]) -> RuleResult:
+    """Value and row programs count violations among the object's rows, which must not be
+    none; a dataset `any`/`every` comes back as 1 or 0 and is judged as a boolean."""
+    rule = plan.rule
+    if not definition.per_item:
+        measured = bool(value) if definition.boolean else value
+        return judged(rule, measured, hint="'mustBeGreaterThan: 0'",
+                      evidence={"rows": int(population)}, **{**common, "unit": None})
+    assert isinstance(value, Fraction)
+    evidence = {"numerator": int(value), "denominator": int(population)} if plan.percent \
+        else {"rows": int(population)}
+    if population == 0:
+        return result_of(rule, Status.INCONCLUSIVE, evidence=evidence,
+                         diagnostic=diagnostic("empty-population"), **common)
+    return judged(rule, 100 * value / population if plan.percent else value,
+                  hint=plan.handler.threshold_hint, evidence=evidence, **common)
