@@ -125,8 +125,9 @@ class ExpressifHandler:
 
     def inspect(self, rule: Rule, definition: ExpressifRule, context: MeasureContext,
                 columns: tuple[str, ...]) -> exp.Select | None:
-        """The rows whose item violates a value or row rule; a dataset scalar blames none."""
-        if not definition.per_item:
+        """The rows whose item violates a value or row rule; a dataset scalar blames none, and
+        a program reading a variable has no query a user could run without its value."""
+        if not definition.per_item or definition.program.variables:
             return None
         check = self.item_check(definition, context, columns)
         return rows_where(context, columns, exp.Not(this=exp.paren(check)))
