@@ -20,6 +20,7 @@ import sqlglot.expressions as exp
 
 from packata_sql import __version__
 from packata_sql.catalog import MeasureContext, TypeMismatch
+from packata_sql.catalog.expressif_rules import ExpressifRule
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.expectations import describe
 from packata_sql.contracts.model import (
@@ -27,6 +28,7 @@ from packata_sql.contracts.model import (
     Constraint,
     Contract,
     Expectation,
+    Expressif,
     Finding,
     Level,
     Library,
@@ -87,21 +89,31 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 
 
 def _kind(rule: Rule) -> str:
-    if isinstance(rule.definition, Library | Constraint):
-        return "library"  # a row-reading constraint fuses into the scan like a metric
+    if isinstance(rule.definition, Library | Constraint | Expressif):
+        return "library"  # a row-reading constraint or Expressif rule fuses into the scan
     # Authored SQL (a query or an expression's predicate) runs only where SQL rules may.
     return "sql" if isinstance(rule.definition, AUTHORED) else "other"
 
 
-def rule_document(rule: Rule) -> dict[str, Any]:
-    return {
+def rule_document(rule: Rule, compiled: Plan | None = None) -> dict[str, Any]:
+    """`compiled`: the rule's plan, whose expectations an Expressif rule is judged by (a
+    value or row predicate without one must have no violation) and which says whether an
+    empty object leaves it inconclusive or its value is a boolean."""
+    judged = compiled.rule if compiled is not None else rule
+    document: dict[str, Any] = {
         "key": rule.key, "name": rule.name, "source_path": rule.source_path,
         "severity": rule.severity.value, "unit": rule.unit, "kind": _kind(rule),
         "metric": rule.definition.metric if isinstance(rule.definition, Library)
-        else rule.definition.kind if isinstance(rule.definition, Constraint) else None,
+        else rule.definition.kind if isinstance(rule.definition, Constraint)
+        else "expressif" if isinstance(rule.definition, Expressif) else None,
         "columns": [rule.target.physical_property] if rule.target.physical_property else [],
-        "expectations": [expectation_document(e) for e in rule.expectations],
+        "expectations": [expectation_document(e) for e in judged.expectations],
     }
+    if compiled is not None and isinstance(compiled.library, ExpressifRule):
+        document.update(population=compiled.library.per_item, boolean=compiled.library.boolean)
+        if not compiled.library.per_item:
+            document["unit"] = None
+    return document
 
 
 def type_families(dialect: Dialect) -> dict[str, str]:
@@ -145,8 +157,13 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     frame = dialect.render(exp.select(exp.Star()).from_(dialect.table((token,))))
     entries: dict[str, Any] = {}
     for index, plan in enumerate(compiled.plans, start=1):
+        if plan.parameters or plan.bindings or _reads_observation_time(plan):
+            entries[plan.rule.key] = {"status": "skipped", "code": "variable-not-bound-in-dbt"}
+            continue
         entries[plan.rule.key] = {"columns": list(plan.columns),
                                   "variants": _items(plan, dialect, token, index)}
+    for observation in compiled.observation_plans:  # dbt supplies no observed value
+        entries[observation.rule.key] = {"status": "inconclusive", "code": "no-observation"}
     for sql_plan in compiled.sql_plans:
         entries[sql_plan.rule.key] = {"sql": pieces(sql_plan.sql, quoted),
                                       "parameters": list(sql_plan.parameters)}
@@ -163,6 +180,10 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
         "exact_names": not dialect.case_insensitive_names,
         "types": type_families(dialect),
     }
+
+
+def _reads_observation_time(plan: Plan) -> bool:
+    return isinstance(plan.library, ExpressifRule) and bool(plan.library.program.variables)
 
 
 def gate_rules(contract: Contract, object_name: str) -> list[Rule]:
@@ -190,6 +211,8 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
     mine = [r for r in renamed if r.key in keys]
     documents = {name: dialect_document(tokenised, mine, get_dialect(name), token, found)
                  for name in dialects}
+    judged = {plan.rule.key: plan for name in dialects[:1] for plan in compile_contract(
+        tokenised, get_dialect(name), select=list(keys)).plans}
     return {
         "format": FORMAT,
         "packata_sql": __version__,
@@ -197,7 +220,7 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
         "contract_sha256": hashlib.sha256(contract_text).hexdigest(),
         "object": object_name,
         "model": model,
-        "rules": [rule_document(r) for r in rules],
+        "rules": [rule_document(r, judged.get(r.key)) for r in rules],
         "findings": blocking_findings(contract, object_name),
         "dialects": documents,
     }

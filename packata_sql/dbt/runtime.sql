@@ -38,7 +38,8 @@
   {%- do adapter.dispatch('packata_sql_begin')(state) -%}
   {%- set present = adapter.dispatch('packata_sql_columns')(compiled.exact_names) -%}
 
-  {#- Library rules: one fused scan over the rules whose columns exist with a compiled family -#}
+  {#- Library rules (and Expressif value, row and dataset rules): one fused scan over the rules
+      whose columns exist with a compiled family -#}
   {%- set fused = [] -%}
   {%- for rule in plan.rules if rule.kind == 'library' -%}
     {%- set entry = compiled.rules[rule.key] -%}
@@ -70,6 +71,10 @@
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="null-result", fused=fused | length > 1)) -%}
       {%- elif count.kind != 'number' -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="not-a-number", fused=fused | length > 1)) -%}
+      {%- elif rule.get('population') and rows == 0 -%}
+        {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="empty-population", fused=fused | length > 1)) -%}
+      {%- elif rule.get('boolean') -%}
+        {%- do results.append(packata_sql_judged(rule, state, {"kind": "bool", "value": count.num != 0}, {"rows": rows}, fused | length > 1)) -%}
       {%- elif rule.unit == 'percent' and rows == 0 -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="zero-rows", evidence={"numerator": count.num // count.den, "denominator": 0}, fused=fused | length > 1)) -%}
       {%- elif rule.unit == 'percent' -%}
