@@ -327,6 +327,20 @@ def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:
     return endpoint
 
 
+def expressif_support() -> dict[str, dict[str, str]]:
+    """The Expressif operations each engine packata-sql runs renders (`lint --expressif`):
+    operation → engine → "portable" (one meaning everywhere) or "per-dialect" (spelled for
+    that engine); an operation missing for an engine is a finding on it."""
+    from packata_sql import engines
+    from packata_sql.catalog.expressif import supported
+
+    table: dict[str, dict[str, str]] = {}
+    for spec in engines.connectable():
+        for operation, how in supported(spec.name).items():
+            table.setdefault(operation, {})[spec.name] = how
+    return dict(sorted(table.items()))
+
+
 def dialect_name(name: str) -> str | None:
     """The dialect a `--dialect` value names (a name or an alias, any case)."""
     spec = engines.named(name)

@@ -60,11 +60,33 @@ def schema_problems(loaded: Loaded) -> list[Problem]:
     for error in sorted(validator.iter_errors(document),
                         key=lambda e: list(map(str, e.instance_path))):
         path = tuple(error.instance_path)
+        if _expressif_keys(error):
+            continue
         line = _line(loaded, path)
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
         problems.append(Problem("error", "odcs-schema", where, line,
                                 f"ODCS {version} schema: {_short(_message(error))}"))
     return problems
+
+
+#: Keys an Expressif rule takes beyond ODCS's `custom` shape: its expectations (which take
+#: precedence over its default) and its typed arguments (docs/formats.md, Expressif rules).
+_EXPRESSIF_KEYS = frozenset({"arguments", "mustBe", "mustNotBe", "mustBeGreaterThan",
+                             "mustBeGreaterOrEqualTo", "mustBeLessThan", "mustBeLessOrEqualTo",
+                             "mustBeBetween", "mustNotBeBetween"})
+
+
+def _expressif_keys(error: jsonschema_rs.ValidationError) -> bool:
+    """The schema's only objection is that an `engine: expressif` rule has expectations or
+    arguments, which packata-sql defines for it."""
+    import jsonschema_rs
+
+    kind = error.kind
+    instance = error.instance
+    return (isinstance(kind, jsonschema_rs.ValidationErrorKind.UnevaluatedProperties)
+            and isinstance(instance, dict) and instance.get("type") == "custom"
+            and str(instance.get("engine", "")).lower() == "expressif"
+            and bool(kind.unexpected) and set(kind.unexpected) <= _EXPRESSIF_KEYS)
 
 
 def _message(error: jsonschema_rs.ValidationError) -> str:
@@ -159,7 +181,27 @@ def _format(path: str, problem: Problem) -> str:
     return f"{where}: {problem.level} {problem.code} at {problem.where}: {problem.message}"
 
 
+def expressif_lines() -> list[str]:
+    """One line per Expressif operation: the engines that run it, and how."""
+    table = api.expressif_support()
+    engines = sorted({engine for row in table.values() for engine in row})
+    width = max(len(name) for name in table) if table else 0
+    lines = [(f"{'operation':<{width}}  " + "  ".join(f"{e:<11}" for e in engines)).rstrip()]
+    for operation, row in table.items():
+        cells = "  ".join(f"{row.get(e, '-'):<11}" for e in engines)
+        lines.append(f"{operation:<{width}}  {cells}".rstrip())
+    lines.append(f"{len(table)} operation(s); portable: one meaning on every engine; "
+                 "per-dialect: spelled per engine; '-': a finding on that engine")
+    return lines
+
+
 def lint_command(args: argparse.Namespace) -> int:
+    if args.expressif:
+        print("\n".join(expressif_lines()))
+        return 0
+    if args.contract is None:
+        raise UsageError("lint needs a CONTRACT (or --expressif to list the Expressif "
+                         "operations)")
     declared = api.load_source(args.contract, odcs_between=args.odcs_between)
     contract, loaded = declared.contract, declared.loaded
     if loaded is None:  # JSON that YAML cannot read: lint reads YAML, and says why not

@@ -267,7 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write nothing; exit 1 when a generated file is stale or missing")
 
     lint = commands.add_parser("lint", help="validate a contract without a database")
-    lint.add_argument("contract", type=_not_a_url)
+    lint.add_argument("contract", type=_not_a_url, nargs="?")
+    lint.add_argument("--expressif", action="store_true",
+                      help="list the Expressif operations each engine runs, and exit")
     lint.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
 
     init = commands.add_parser("init", help="write a starter contract from a table's columns")
