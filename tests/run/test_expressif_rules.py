@@ -233,3 +233,23 @@ def test_accept_unexecutable_never_accepts_an_expressif_rule(tmp_path: Path) -> 
     assert found["capital"] == (Status.PASSED, False)  # the engine name's case does not matter
     assert report.outcome.value == "incomplete"
     assert report.exit_code() == 2
+
+
+def test_the_formats_page_example_reports_what_the_page_says(tmp_path: Path) -> None:
+    """docs/formats.md "Expressif rules": its contract on its rows, on DuckDB."""
+    import re
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text("utf-8")
+    section = page[page.index("### Expressif rules"):]
+    block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert block is not None
+    path = tmp_path / "orders.yaml"
+    path.write_text("apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\n"
+                    "status: active\n" + block.group(1), encoding="utf-8")
+    url = database("duckdb", tmp_path, rows=[(i, a, None) for i, a in enumerate(
+        ["10.00", "-1.00", None, "5.50", "0.00"])])
+    report = packata_sql.check(packata_sql.load(str(path)), url, categories=("quality",))
+    assert {r.key: (r.status, r.value) for r in report.results} == {
+        "positive-rows": (Status.FAILED, 3), "amount-positive": (Status.FAILED, 3),
+        "total": (Status.PASSED, Fraction("14.5")), "above-minimum": (Status.PASSED, 3)}
+    assert "(the test runs it)" in section[:section.index("- `version`")]
