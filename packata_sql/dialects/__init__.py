@@ -165,6 +165,14 @@ class Dialect:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
 
+    def text_key(self, text: exp.Expr) -> exp.Expr:
+        """Any text expression compared and searched byte for byte, whatever the collation it
+        carries (Expressif's ordinal comparisons)."""
+        return self.binary_key(text)
+
+    #: Why the engine's LOWER/UPPER differ from .NET's invariant simple case mapping, if so.
+    case_mapping_problem: str | None = None
+
     #: How the engine reads a regular expression; `portable` spells patterns for it.
     regex_flavor: Flavor = Flavor.RE2
     #: Whether the engine's matcher backtracks (PCRE, ICU, Java, .NET, Python `re`), so that

@@ -49,6 +49,12 @@ class SQLite(Dialect):
         (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
         return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
 
+    case_mapping_problem = "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
+
+    def text_key(self, text: exp.Expr) -> exp.Expr:
+        # A column's declared collation (NOCASE) would otherwise decide the comparison.
+        return exp.Collate(this=exp.paren(text, copy=False), expression=exp.Var(this="BINARY"))
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
             this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
