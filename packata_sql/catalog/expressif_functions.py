@@ -27,6 +27,8 @@ def _times(r: Rendering) -> exp.Expr:
 WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
               + "\u2028\u2029\u202f\u205f\u3000")
 _EMPTY = exp.Literal.string("")
+_NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
+             "U+FFFF is two)")
 _SPACE = exp.Literal.string(" ")
 _BINARY_FLOATS = ("numbers are binary floating point (REAL), so a decimal half-way value such "
                   "as 2.675 is not one and .NET's half-even rounding of decimals cannot be kept")
@@ -135,17 +137,17 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
 
 _TEXT_FUNCTIONS: dict[str, Operation] = {
     "length": Operation("text", "number", lambda r, v: exp.Coalesce(
-        this=r.dialect.char_length(v), expressions=[exp.Literal.number(0)])),
+        this=r.dialect.utf16_length(v), expressions=[exp.Literal.number(0)]), per_dialect=True,
+        problem=lambda d: None if d.utf16_length(exp.Null()) is not None else _NO_UTF16),
     "null-to-empty": Operation("text", "text", lambda r, v: exp.Coalesce(
         this=v, expressions=[_EMPTY.copy()])),
-    "empty-to-null": Operation("text", "text",
-                               lambda r, v: exp.Nullif(this=v, expression=_EMPTY.copy())),
+    "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
+        this=exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)),
+        true=exp.Null())], default=v)),
     "lower": Operation("text", "text", lambda r, v: exp.Lower(this=v),
-                       problem=lambda d: d.case_mapping_problem),
+                       problem=lambda d: d.case_mapping_problem(upper=False)),
     "upper": Operation("text", "text", lambda r, v: exp.Upper(this=v),
-                       problem=lambda d: d.case_mapping_problem,
-                       unsupported={"spark": "UPPER maps 'ß' to 'SS' (Java's full case mapping); "
-                                             ".NET's invariant mapping keeps 'ß'"}),
+                       problem=lambda d: d.case_mapping_problem(upper=True)),
     "trim": Operation("text", "text", lambda r, v: exp.Trim(
         this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
         unsupported={"mysql": "TRIM removes one string, not a set of characters: tabs, new "

@@ -49,7 +49,8 @@ class SQLite(Dialect):
         (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
         return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
 
-    case_mapping_problem = "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
 
     def text_key(self, text: exp.Expr) -> exp.Expr:
         # A column's declared collation (NOCASE) would otherwise decide the comparison.

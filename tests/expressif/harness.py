@@ -23,14 +23,20 @@ import sqlglot.expressions as exp
 import yaml
 
 from packata_sql.authored.expressif import ExpressifError, Payload, Program, parse
-from packata_sql.catalog.expressif import UnsupportedOnEngine, render, supported
-from packata_sql.catalog.expressif_functions import FUNCTIONS
+from packata_sql.catalog.expressif import (
+    UnsupportedOnEngine,
+    render,
+    render_accumulator,
+    supported,
+)
+from packata_sql.catalog.expressif_functions import ACCUMULATORS, FUNCTIONS
 from packata_sql.catalog.expressif_operations import Operation
 from packata_sql.catalog.expressif_predicates import PREDICATES
 from packata_sql.dialects import Dialect, get_dialect
 
 ROOT = Path(__file__).resolve().parent
 CONFORMANCE = ROOT / "conformance"
+OWN_CASES = ROOT / "cases.yaml"
 EXPECTATIONS = ROOT / "expectations.yaml"
 ENGINES = ("duckdb", "sqlite", "postgres", "mysql", "spark")
 _KEYWORD_NULL, _KEYWORD_EMPTY, _KEYWORD_BLANK = "(null)", "(empty)", "(blank)"
@@ -64,23 +70,29 @@ class Case:
     expected: Any
 
 
-def load_cases() -> list[Case]:
-    cases = []
+def _documents() -> Iterator[tuple[str, dict[str, Any]]]:
     for path in sorted(CONFORMANCE.rglob("*.yaml")):
         document = yaml.load(path.read_text(encoding="utf-8"), Loader=_ExactLoader)
+        yield str(path.relative_to(CONFORMANCE)), document
+    for document in yaml.load(OWN_CASES.read_text(encoding="utf-8"), Loader=_ExactLoader):
+        yield OWN_CASES.name, document
+
+
+def load_cases() -> list[Case]:
+    cases = []
+    for path, document in _documents():
         for test in document["tests"]:
             for case in test["cases"]:
                 parameters = case.get("parameters", test.get("parameters"))
-                cases.append(Case(str(path.relative_to(CONFORMANCE)), document["kind"],
-                                  document["operator"], case["id"], case["value"],
-                                  None if parameters is None else tuple(parameters),
+                cases.append(Case(path, document["kind"], document["operator"], case["id"],
+                                  case["value"], None if parameters is None else tuple(parameters),
                                   case["expected"]))
     return cases
 
 
 def operation(case: Case) -> Operation | None:
-    table = PREDICATES if case.kind == "predicate" else FUNCTIONS if case.kind == "function" else {}
-    return table.get(case.operator)
+    table = {"predicate": PREDICATES, "function": FUNCTIONS, "accumulator": ACCUMULATORS}
+    return table[case.kind].get(case.operator)
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,8 @@ class Prepared:
     subject: exp.Expr
     family: str
     expected: Any
+    #: An accumulator's rows (the subject is then their column `v`).
+    rows: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -155,10 +169,36 @@ def subject_literal(value: Any, family: str) -> exp.Expr:
     return exp.Literal.string(str(value))
 
 
+def _rows(value: Any) -> tuple[Any, ...] | None:
+    """An accumulator's input: a YAML list or upstream's `{a, b}` text; None for no dataset."""
+    if isinstance(value, list):
+        return tuple(_sentinel(item) for item in value)
+    if value == _KEYWORD_EMPTY:
+        return ()
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        items = [item.strip() for item in value[1:-1].split(",") if item.strip()]
+        return tuple(yaml.safe_load(item) for item in items)
+    return None
+
+
+def _prepare_accumulator(case: Case, found: Operation) -> Prepared | Outside:
+    rows = _rows(case.value)
+    if rows is None:
+        return Outside(case, "a dataset is never NULL")
+    program = parse(Payload("1", "expression", "dataset", case.operator))
+    families = {value_family(row) for row in rows} - {None}
+    family = families.pop() if len(families) == 1 else found.reads
+    result = family if found.returns == "same" else found.returns
+    return Prepared(case, program, exp.column("v", quoted=True), result,
+                    _sentinel(case.expected), rows)
+
+
 def prepare(case: Case) -> Prepared | Outside:
     found = operation(case)
     if found is None:
         return Outside(case, "operation not supported")
+    if case.kind == "accumulator":
+        return _prepare_accumulator(case, found)
     if case.value == _KEYWORD_BLANK or case.expected == _KEYWORD_BLANK:
         return Outside(case, "the (blank) keyword is no cell value")
     value = _sentinel(case.value)
@@ -171,7 +211,8 @@ def prepare(case: Case) -> Prepared | Outside:
     parameters = case.parameters or ()
     if len(parameters) < len(required):
         return Outside(case, "upstream gives no parameters")
-    written = [_literal(p) for p in parameters]
+    written = [str(p) if kind.rstrip("?") == "interval" else _literal(p)
+               for kind, p in zip(found.parameters, parameters, strict=False)]
     if any(w is None for w in written):
         return Outside(case, "a parameter the program cannot write")
     text = case.operator + (f"({', '.join(w for w in written if w)})" if written else "")
@@ -203,8 +244,26 @@ def _variable(name: str) -> exp.Expr:
 
 
 def expression(prepared: Prepared, dialect: Dialect) -> exp.Expr:
-    return render(prepared.program, dialect, subject=prepared.subject, fields={},
-                  variable=_variable)
+    if prepared.rows is None:
+        return render(prepared.program, dialect, subject=prepared.subject, fields={},
+                      variable=_variable)
+    aggregate = render_accumulator(prepared.program, dialect, subject=prepared.subject,
+                                   fields={}, variable=_variable)
+    reads = ACCUMULATORS[prepared.case.operator].reads
+    return exp.Subquery(this=exp.select(aggregate).from_(_rows_table(prepared.rows, reads)))
+
+
+def _rows_table(rows: tuple[Any, ...], reads: str) -> exp.Expr:
+    """The rows as a derived table of one column `v` (no rows: one filtered out)."""
+    family = next((value_family(r) for r in rows if r is not None), None) or (
+        reads if reads != "any" else "number")
+    selects = [exp.select(exp.alias_(subject_literal(r, family), "v", quoted=True))
+               for r in rows] or [exp.select(exp.alias_(subject_literal(None, family), "v",
+                                                       quoted=True)).where(exp.false())]
+    union: exp.Expr = selects[0]
+    for select in selects[1:]:
+        union = exp.union(union, select, distinct=False)
+    return exp.Subquery(this=union, alias=exp.TableAlias(this=exp.to_identifier("t")))
 
 
 def normalised(value: Any, family: str) -> Any:
