@@ -31,17 +31,16 @@ from packata_sql.authored.expressif import (
     Variable,
 )
 from packata_sql.authored.expressif.names import Resolved, resolve
+from packata_sql.catalog.expressif_functions import ACCUMULATORS, FUNCTIONS
 from packata_sql.catalog.expressif_operations import (
-    ACCUMULATORS,
-    FUNCTIONS,
-    PREDICATES,
     Operation,
     Rendering,
     Typed,
     UnsupportedOnEngine,
     as_boolean,
 )
-from packata_sql.dialects import Dialect, Family
+from packata_sql.catalog.expressif_predicates import PREDICATES
+from packata_sql.dialects import Dialect, Family, get_dialect
 
 __all__ = ["UnsupportedOnEngine", "input_family", "render", "render_accumulator", "supported"]
 
@@ -108,11 +107,12 @@ def supported(dialect_name: str) -> Mapping[str, str]:
     """Every operation the subset renders on this engine: canonical name (predicates
     prefixed `predicate:` where a function has the same name, accumulators `accumulator:`)
     → "portable" (one meaning everywhere) or "per-dialect" (spelled per engine)."""
+    dialect = get_dialect(dialect_name)
     listed: dict[str, str] = {}
     for prefix, table in (("", FUNCTIONS), ("predicate:", PREDICATES),
                           ("accumulator:", ACCUMULATORS)):
         for name, operation in sorted(table.items()):
-            if dialect_name in operation.unsupported:
+            if operation.refusal(dialect) is not None:
                 continue
             key = name if (prefix == "" or (prefix == "predicate:" and name not in FUNCTIONS)) \
                 else prefix + name
@@ -198,10 +198,11 @@ def _apply(context: _Context, operation: Operation, call: Call, value: Typed | N
         raise ExpressifError("expressif-scope",
                              f"'{call.written}' has no value to read: in row scope start the "
                              "program with a [field] (`[amount] |? positive`)", call.name)
-    if context.dialect.name in operation.unsupported:
+    refusal = operation.refusal(context.dialect)
+    if refusal is not None:
         raise UnsupportedOnEngine(
             f"'{call.written}' cannot keep the language's meaning on {context.dialect.name}: "
-            f"{operation.unsupported[context.dialect.name]}", call.name)
+            f"{refusal}", call.name)
     if operation.reads not in ("any", value.family) and value.family != "any":
         raise ExpressifError("expressif-type",
                              f"'{call.written}' reads {operation.reads}, but it is given "

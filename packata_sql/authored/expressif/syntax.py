@@ -36,6 +36,8 @@ _INTERVAL = re.compile(r"([\[\]])" + _BOUND + ";" + _BOUND + r"([\[\]])", re.IGN
 _ZERO_SHORT = re.compile(r"\(\s*(0?)\s*([+-])\s*\)")
 _ZERO_LONG = re.compile(r"\(\s*(absolutely-)?(positive|negative)\s*\)", re.IGNORECASE)
 _RELATIVE = re.compile(r"\(\s*([<>])(=?)\s*([0-9.\-: ]+?)\s*\)")
+#: The language's value keywords, written where a literal goes.
+_KEYWORD = re.compile(r"\((?:null|empty|blank)\)", re.IGNORECASE)
 _COMBINATOR = re.compile(r"\|\s*(AND|OR|XOR)\b", re.IGNORECASE)
 _OPENERS = set('"`@,([{') | set("| \t\r\n")
 _CLOSERS = set('"`@,)]}') | set("| \t\r\n")
@@ -112,6 +114,9 @@ class _Parser:
         interval = self.interval()
         if interval is not None:
             return interval
+        keyword = self.match(_KEYWORD)
+        if keyword is not None:
+            return Literal(keyword.group(0).lower())
         if char == "@":
             return self.variable()
         if char == "[":
