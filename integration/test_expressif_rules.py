@@ -49,11 +49,12 @@ PROPERTIES = [
         custom("amount-positive", payload("positive")),
         custom("amount-mostly-positive", payload("positive"), mustBeLessOrEqualTo=3),
         custom("amount-above-min", payload("greater-than(@min)"), arguments={"min": 2}),
+        custom("amount-small", payload("absolute", kind="expression"), mustBeLessThan=6),
     ]},
     {"name": "status", "logicalType": "string", "quality": [
         {"id": "status-known", "metric": "invalidValues",
          "arguments": {"validValues": ["new", "closed"]}, "mustBe": 2},
-        custom("status-short", payload("length", kind="expression"), mustBeLessThan=6),
+        custom("status-tagged", payload("count-substring(e)", kind="expression"), mustBe=1),
     ]},
 ]
 OBJECT_RULES = [
@@ -72,7 +73,8 @@ EXPECTED: dict[str, tuple[Status, object]] = {
     "amount-mostly-positive": (Status.PASSED, 3),
     "amount-above-min": (Status.FAILED, 3),  # 10.00, 5.50 and 2.25 are above 2
     "status-known": (Status.PASSED, 2),  # NULL, 'N/A'
-    "status-short": (Status.FAILED, 1),  # 'closed'; length(NULL) is 0
+    "status-tagged": (Status.FAILED, 2),  # NULL and 'N/A' hold no 'e'
+    "amount-small": (Status.FAILED, 2),  # |10.00| and absolute(NULL), which is NULL
     "row-positive": (Status.FAILED, 3),
     "total": (Status.PASSED, Fraction("16.75")),
     "largest": (Status.PASSED, 10),

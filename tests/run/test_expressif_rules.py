@@ -54,8 +54,9 @@ AMOUNT_RULES = [
                                  "program": "numeric-is-positive"}),
 ]
 STATUS_RULES = [
-    # length(null) is 0 in Expressif: only 'closed' (6) is not shorter than 6.
-    custom("status-short", payload("length", kind="expression"), mustBeLessThan=6),
+    # An expression's expectation tests each item: |10.00| is not below 6, nor is
+    # absolute(NULL), which is NULL (two-valued: the expectation does not hold).
+    custom("amount-small", payload("[amount] | absolute", "row", "expression"), mustBeLessThan=6),
 ]
 EXPECTED: dict[str, tuple[Status, object]] = {
     "rows": (Status.PASSED, 5),
@@ -70,7 +71,7 @@ EXPECTED: dict[str, tuple[Status, object]] = {
     "amount-mostly-positive": (Status.PASSED, 3),
     "amount-positive-share": (Status.PASSED, 60),
     "amount-as-mapping": (Status.FAILED, 3),
-    "status-short": (Status.FAILED, 1),
+    "amount-small": (Status.FAILED, 2),
 }
 
 
@@ -143,7 +144,7 @@ def test_an_empty_object_leaves_value_and_row_rules_inconclusive(
              for r in packata_sql.check(loaded, url, categories=("quality",)).results}
     assert found["amount-positive"] == (Status.INCONCLUSIVE, None, "empty-population")
     assert found["row-positive"] == (Status.INCONCLUSIVE, None, "empty-population")
-    assert found["status-short"] == (Status.INCONCLUSIVE, None, "empty-population")
+    assert found["amount-small"] == (Status.INCONCLUSIVE, None, "empty-population")
     assert found["total"] == (Status.INCONCLUSIVE, None, "null-result")  # SUM of no row
     assert found["all-positive"][:2] == (Status.PASSED, True)  # every of nothing holds
     assert found["rows"][:2] == (Status.FAILED, 0)
