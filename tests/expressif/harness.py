@@ -129,6 +129,8 @@ def _literal(value: Any) -> str | None:
         return "true" if value else "false"
     if isinstance(value, int | Decimal):
         return str(value)
+    if isinstance(value, date):
+        return value.isoformat()  # a datetime as 2022-11-21T10:00:00
     if isinstance(value, str):
         if value in (_KEYWORD_EMPTY,):
             return value
@@ -157,10 +159,15 @@ def subject_literal(value: Any, family: str) -> exp.Expr:
     """The case's input as a typed SQL literal (NULL cast to the type the operation reads)."""
     if value is None:
         type_name = {"number": "DECIMAL(18, 4)", "text": "VARCHAR(400)",
-                     "boolean": "BOOLEAN"}.get(family, "VARCHAR(400)")
+                     "boolean": "BOOLEAN", "temporal": "TIMESTAMP"}.get(family, "VARCHAR(400)")
         return exp.cast(exp.Null(), exp.DataType.build(type_name))
     if isinstance(value, bool):
         return exp.Boolean(this=value)
+    if isinstance(value, datetime):
+        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")),
+                        exp.DataType.build("TIMESTAMP"))
+    if isinstance(value, date):
+        return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.build("DATE"))
     if isinstance(value, int):
         return exp.Literal.number(value)
     if isinstance(value, Decimal):
@@ -273,6 +280,9 @@ def normalised(value: Any, family: str) -> Any:
         return None
     if family == "boolean":
         return bool(value)
+    if family == "temporal" and isinstance(value, datetime) and value == datetime(
+            value.year, value.month, value.day):
+        return value.date()  # a DATE cell some drivers hand back as midnight
     if family == "number" and not isinstance(value, bool):
         number = Decimal(str(value))
         return number.normalize() if number != 0 else Decimal(0)
