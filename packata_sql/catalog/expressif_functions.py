@@ -11,6 +11,7 @@ from packata_sql.catalog.expressif_operations import (
     as_boolean,
     paren,
 )
+from packata_sql.catalog.expressif_predicates import NO_TEMPORAL
 
 
 def _unary(node: type[exp.Func]) -> Render:
@@ -183,11 +184,20 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
     "count-substring": Operation("text", "number", _count_substring, ("text",)),
 }
 
+_TEMPORAL_FUNCTIONS: dict[str, Operation] = {
+    "year": Operation("temporal", "number", _unary(exp.Year), unsupported=NO_TEMPORAL),
+    "month-of-year": Operation("temporal", "number", _unary(exp.Month), unsupported=NO_TEMPORAL),
+    "day-of-month": Operation("temporal", "number", _unary(exp.Day), unsupported=NO_TEMPORAL),
+    "datetime-to-date": Operation("temporal", "temporal", lambda r, v: exp.cast(
+        v, exp.DataType.build("DATE")), unsupported=NO_TEMPORAL),
+}
+
 _SPECIAL_FUNCTIONS: dict[str, Operation] = {
     "neutral": Operation("any", "same", lambda r, v: v),
 }
 
-FUNCTIONS: dict[str, Operation] = {**_NUMERIC_FUNCTIONS, **_TEXT_FUNCTIONS, **_SPECIAL_FUNCTIONS}
+FUNCTIONS: dict[str, Operation] = {**_NUMERIC_FUNCTIONS, **_TEXT_FUNCTIONS,
+                                   **_TEMPORAL_FUNCTIONS, **_SPECIAL_FUNCTIONS}
 
 
 def _count(r: Rendering, v: exp.Expr) -> exp.Expr:

@@ -120,6 +120,8 @@ def typed_literal(call: Call, kind: str, text: str) -> exp.Expr:
             raise ExpressifError("expressif-argument",
                                  f"'{call.written}' takes a whole number, not {text!r}", call.name)
         return number_literal(number)
+    if kind == "temporal":
+        return temporal_literal(call, text)
     if kind == "boolean":
         folded = text.strip().lower()
         if folded not in ("true", "false"):
@@ -127,6 +129,28 @@ def typed_literal(call: Call, kind: str, text: str) -> exp.Expr:
                                  f"'{call.written}' takes true or false, not {text!r}", call.name)
         return exp.Boolean(this=folded == "true")
     return exp.Literal.string(text)
+
+
+def temporal_literal(call: Call, text: str) -> exp.Expr:
+    """An ISO date (`2022-11-21`) or date and time (`2022-11-21T10:00:00`) as a typed literal."""
+    from datetime import date, datetime
+
+    written = text.strip()
+    try:
+        if len(written) == 10:
+            return exp.cast(exp.Literal.string(date.fromisoformat(written).isoformat()),
+                            exp.DataType.build("DATE"))
+        moment = datetime.fromisoformat(written)
+    except ValueError:
+        raise ExpressifError("expressif-argument",
+                             f"'{call.written}' takes an ISO date or date and time "
+                             f"(2022-11-21, 2022-11-21T10:00:00), not {text!r}",
+                             call.name) from None
+    if moment.tzinfo is not None:
+        raise ExpressifError("expressif-argument",
+                             f"'{call.written}' takes a date and time without a zone offset",
+                             call.name)
+    return exp.cast(exp.Literal.string(moment.isoformat(sep=" ")), exp.DataType.build("TIMESTAMP"))
 
 
 def paren(node: exp.Expr) -> exp.Expr:

@@ -7,6 +7,7 @@ import sqlglot.expressions as exp
 
 from packata_sql.catalog.expressif_operations import (
     Operation,
+    Rendering,
     as_boolean,
     compare,
     constant,
@@ -75,7 +76,37 @@ _TEXT_PREDICATES: dict[str, Operation] = {
         is_null(v), exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)))),
 }
 
+#: SQLite has no date or time type: dates are text in any layout, and '2022-11-21' sorts before
+#: '2022-11-21 00:00:00' although they are one instant.
+NO_TEMPORAL = {"sqlite": "dates and times are text there, so a date and the same instant "
+                         "written as a date and time do not compare equal"}
+
+
+def _temporal(op: type[exp.Binary]) -> Operation:
+    return Operation("temporal", "boolean", compare(op), ("temporal",), unsupported=NO_TEMPORAL)
+
+
+def _leap(r: Rendering, value: exp.Expr) -> exp.Expr:
+    year = exp.Year(this=value)
+    def divisible(n: int) -> exp.Expr:
+        return exp.EQ(this=mod(year.copy(), exp.Literal.number(n)), expression=exp.Literal.number(0))
+    return exp.and_(divisible(4), exp.or_(exp.Not(this=divisible(100)), divisible(400)))
+
+
+_TEMPORAL_PREDICATES: dict[str, Operation] = {
+    "before": _temporal(exp.LT),
+    "after": _temporal(exp.GT),
+    "before-or-same-instant": _temporal(exp.LTE),
+    "after-or-same-instant": _temporal(exp.GTE),
+    "same-instant": _temporal(exp.EQ),
+    "on-the-day": Operation("temporal", "boolean", lambda r, v: exp.EQ(
+        this=exp.cast(v, exp.DataType.build("DATE")), expression=v.copy()),
+        unsupported=NO_TEMPORAL),
+    "leap-year": Operation("temporal", "boolean", _leap, unsupported=NO_TEMPORAL),
+}
+
 PREDICATES: dict[str, Operation] = {**_NUMERIC_PREDICATES, **_SPECIAL_PREDICATES,
-                                    **_BOOLEAN_PREDICATES, **_TEXT_PREDICATES}
+                                    **_BOOLEAN_PREDICATES, **_TEXT_PREDICATES,
+                                    **_TEMPORAL_PREDICATES}
 
 

@@ -165,11 +165,6 @@ class Dialect:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
 
-    def text_key(self, text: exp.Expr) -> exp.Expr:
-        """Any text expression compared and searched byte for byte, whatever the collation it
-        carries (Expressif's ordinal comparisons)."""
-        return self.binary_key(text)
-
     def case_mapping_problem(self, upper: bool) -> str | None:
         """Why the engine's UPPER (or LOWER) differs from .NET's invariant simple case
         mapping (Expressif's), if it does."""

@@ -52,10 +52,6 @@ class SQLite(Dialect):
     def case_mapping_problem(self, upper: bool) -> str | None:
         return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
 
-    def text_key(self, text: exp.Expr) -> exp.Expr:
-        # A column's declared collation (NOCASE) would otherwise decide the comparison.
-        return exp.Collate(this=exp.paren(text, copy=False), expression=exp.Var(this="BINARY"))
-
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
             this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
