@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, call, temporal_kind
 from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
@@ -129,6 +129,18 @@ class MySQL(Dialect):
     def objects_sql(self) -> str:
         return ("SELECT table_name FROM information_schema.tables "
                 "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        if temporal_kind(native_type) is None:
+            return None
+        if self.holds_instants(native_type):  # the stored UTC instant, whatever time_zone
+            return exp.cast(exp.Mul(this=call("UNIX_TIMESTAMP", newest),
+                                    expression=exp.Literal.number(1000000)), "BIGINT")
+        return call("TIMESTAMPDIFF", exp.var("MICROSECOND"),
+                    exp.Literal.string("1970-01-01 00:00:00"), newest)
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        return (native_type or "").strip().lower().startswith("timestamp")
 
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""

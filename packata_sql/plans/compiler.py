@@ -12,6 +12,8 @@ from packata_sql.authored.template import bind
 from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.freshness import KIND as LATENCY
+from packata_sql.catalog.freshness import NEWEST
 from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
@@ -20,20 +22,24 @@ from packata_sql.contracts.model import (
     Contract,
     Custom,
     Finding,
+    Latency,
     Level,
     Library,
     Predicate,
     Rule,
     SchemaObject,
     Site,
+    SlaDescriptive,
     Sql,
     Text,
 )
 from packata_sql.dialects import Dialect
+from packata_sql.report import SLA_DESCRIPTIVE
 
 #: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
 #: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
-NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported"})
+NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported",
+                                      SLA_DESCRIPTIVE})
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,11 @@ def _compile_rule(
                                   site)
     if isinstance(definition, Constraint):
         return _compile_constraint(rule, definition, contract, dialect, prefix, site)
+    if isinstance(definition, SlaDescriptive):
+        return None, [site.finding(SLA_DESCRIPTIVE, f"SLA '{definition.property}' is an "
+                                   "operational promise no query observes: listed, not measured")]
+    if isinstance(definition, Latency):
+        return _compile_latency(rule, contract, dialect, prefix, site)
     handler = handler_for(definition.metric)
     if handler is None:
         if not definition.metric:
@@ -194,6 +205,19 @@ def _compile_rule(
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
     return _row_plan(rule, handler, definition, contract, dialect,
+                     (*prefix, rule.target.physical_object), site)
+
+
+def _compile_latency(rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...],
+                     site: Site) -> tuple[Plan | None, list[Finding]]:
+    """One MAX of the element's column, in its object's fused scan."""
+    column = rule.target.physical_property
+    if not rule.target.physical_object or column is None:
+        return None, []  # the loader's finding (carrying this rule's key) skips it
+    if not dialect.library_metrics:
+        return None, [site.finding("dialect-not-supported",
+                                   f"SLA latency is not rendered for {dialect.name} yet")]
+    return _row_plan(rule, NEWEST, Constraint(LATENCY, (column,)), contract, dialect,
                      (*prefix, rule.target.physical_object), site)
 
 

@@ -30,6 +30,11 @@ _DIAGNOSTICS = {
     "value-out-of-range": "the measurement has more than 38 significant digits or an exponent "
                           "beyond ±324; no measurement needs them, so it is not reported",
     "null-result": "the measurement is NULL",
+    "zero-rows-latency": "the object has no rows, so it has no newest value to age",
+    "all-null-latency": "every value of the column is NULL (or, on SQLite, not a date), so it "
+                        "has no newest value to age",
+    "latency-not-temporal": "a latency needs a date or timestamp column; this column holds "
+                            "another type (or a time of day)",
     "cancelled": "the run was interrupted before this rule finished",
     "no-result-set": "the query returned no result set",
     "several-columns": "the query returned more than one column; a rule needs exactly one cell",
