@@ -214,7 +214,8 @@ def _compile_latency(rule: Rule, contract: Contract, dialect: Dialect, prefix: t
     column = rule.target.physical_property
     if not rule.target.physical_object or column is None:
         return None, []  # the loader's finding (carrying this rule's key) skips it
-    if not dialect.library_metrics:
+    probe = exp.Max(this=dialect.column(column))
+    if not dialect.library_metrics or dialect.epoch_micros(probe, "timestamp") is None:
         return None, [site.finding("dialect-not-supported",
                                    f"SLA latency is not rendered for {dialect.name} yet")]
     return _row_plan(rule, NEWEST, Constraint(LATENCY, (column,)), contract, dialect,
