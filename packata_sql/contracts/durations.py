@@ -35,16 +35,27 @@ class Duration:
         """`1 d`, `90 min`, `1.5 h`: the limit as reports show it."""
         return f"{_number(self.amount)} {self.unit}"
 
+    @property
+    def micros(self) -> int | None:
+        """A fixed unit's length in microseconds (None for months and years)."""
+        if self.unit not in _SECONDS:
+            return None
+        return int(self.amount * _SECONDS[self.unit] * 1_000_000)
+
+    @property
+    def months(self) -> int | None:
+        """A calendar unit's whole number of months (None for fixed units)."""
+        if self.unit not in _CALENDAR_MONTHS:
+            return None
+        return int(self.amount * _CALENDAR_MONTHS[self.unit])
+
     def before(self, instant: datetime) -> datetime:
         """The instant this duration before `instant`: exact for fixed units (microseconds),
         on the calendar for months and years (31 March − 1 mo = 28/29 February)."""
-        if self.unit in _SECONDS:
-            micros = self.amount * _SECONDS[self.unit] * 1_000_000
-            return instant - timedelta(microseconds=int(micros))
-        months = self.amount * _CALENDAR_MONTHS[self.unit]
-        if months.denominator != 1:
-            raise ValueError("a calendar duration needs a whole number of months")
-        return _months_before(instant, int(months))
+        if self.micros is not None:
+            return instant - timedelta(microseconds=self.micros)
+        assert self.months is not None
+        return _months_before(instant, self.months)
 
 
 def unit_problem(unit: object) -> str | None:

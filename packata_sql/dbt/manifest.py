@@ -151,6 +151,11 @@ def dbt_compiler(project_dir: str, endpoint: Endpoint) -> Callable[..., Compiled
             parts.append(compile_contract(
                 dataclasses.replace(contract, rules=renamed), dialect,
                 prefix=endpoint.schema or (model.schema,), parameters=parameters))
+        unattached = tuple(r for r in rules if not r.target.object_name)
+        if unattached:  # e.g. an SLA no query observes: listed as in any check
+            parts.append(compile_contract(dataclasses.replace(contract, rules=unattached),
+                                          dialect, prefix=endpoint.schema or (),
+                                          parameters=parameters))
         return _merge(parts, blocked, findings, contract)
 
     return compile_built

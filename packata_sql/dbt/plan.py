@@ -28,6 +28,7 @@ from packata_sql.contracts.model import (
     Contract,
     Expectation,
     Finding,
+    Latency,
     Level,
     Library,
     Rule,
@@ -87,14 +88,25 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 
 
 def _kind(rule: Rule) -> str:
+    if isinstance(rule.definition, Latency):
+        return "latency"  # one MAX in the scan, aged against the observation time
     if isinstance(rule.definition, Library | Constraint):
         return "library"  # a row-reading constraint fuses into the scan like a metric
     # Authored SQL (a query or an expression's predicate) runs only where SQL rules may.
     return "sql" if isinstance(rule.definition, AUTHORED) else "other"
 
 
+def _latency_document(latency: Latency) -> dict[str, Any] | None:
+    """The limit as integers only (microseconds, or whole calendar months) and the zone a
+    value without one is read in."""
+    if latency.limit is None:
+        return None
+    return {"micros": latency.limit.micros, "months": latency.limit.months,
+            "zone": latency.zone, "text": f"no older than {latency.limit.text()}"}
+
+
 def rule_document(rule: Rule) -> dict[str, Any]:
-    return {
+    document: dict[str, Any] = {
         "key": rule.key, "name": rule.name, "source_path": rule.source_path,
         "severity": rule.severity.value, "unit": rule.unit, "kind": _kind(rule),
         "metric": rule.definition.metric if isinstance(rule.definition, Library)
@@ -102,6 +114,9 @@ def rule_document(rule: Rule) -> dict[str, Any]:
         "columns": [rule.target.physical_property] if rule.target.physical_property else [],
         "expectations": [expectation_document(e) for e in rule.expectations],
     }
+    if isinstance(rule.definition, Latency):
+        document["latency"] = _latency_document(rule.definition)
+    return document
 
 
 def type_families(dialect: Dialect) -> dict[str, str]:
@@ -162,6 +177,7 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
         "rules": entries,
         "exact_names": not dialect.case_insensitive_names,
         "types": type_families(dialect),
+        "instants": sorted(n for n in _TYPE_NAMES.get(dialect.name, ()) if dialect.holds_instants(n)),
     }
 
 

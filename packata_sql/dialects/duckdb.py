@@ -83,10 +83,7 @@ class DuckDB(Dialect):
         return None
 
     def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
-        kind = temporal_kind(native_type)
-        if kind is None:
-            return None
-        return call("epoch_us", exp.cast(newest, "TIMESTAMP") if kind == "date" else newest)
+        return None if temporal_kind(native_type) is None else call("epoch_us", newest)
 
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").upper()

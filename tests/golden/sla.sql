@@ -1,6 +1,6 @@
 -- packata-sql golden SQL: SLA latency in the fused scan
 -- duckdb
-SELECT COUNT(*) AS "packata_rows", COUNT(*) AS "m1", COUNT(*) - COUNT("updated_at") AS "m2", EPOCH_US(MAX("updated_at")) AS "m3", EPOCH_US(CAST(MAX("shipped_on") AS TIMESTAMP)) AS "m4" FROM "orders";
+SELECT COUNT(*) AS "packata_rows", COUNT(*) AS "m1", COUNT(*) - COUNT("updated_at") AS "m2", EPOCH_US(MAX("updated_at")) AS "m3", EPOCH_US(MAX("shipped_on")) AS "m4" FROM "orders";
 -- kept: skipped (sla-descriptive)
 -- sqlite
 SELECT COUNT(*) AS "packata_rows", COUNT(*) AS "m1", COUNT(*) - COUNT("updated_at") AS "m2", CAST(STRFTIME('%s', MAX("updated_at")) AS INTEGER) * 1000000 AS "m3", CAST(STRFTIME('%s', MAX("shipped_on")) AS INTEGER) * 1000000 AS "m4" FROM "orders";
