@@ -117,7 +117,7 @@ def _latency(entry: dict[str, Any], element: str, objects: Sequence[SchemaObject
         findings.append(site.finding("invalid-sla-value", limit_problem))
     zone = "UTC"
     if prop is not None:
-        zone, zone_problem = _zone(prop)
+        zone, zone_problem = declared_zone(prop)
         if zone_problem:
             findings.append(site.finding("unknown-time-zone", zone_problem))
         logical = (prop.logical_type or "").lower()
@@ -173,7 +173,9 @@ def _limit(entry: dict[str, Any]) -> tuple[Duration | None, str | None]:
     return limit, None
 
 
-def _zone(prop: SchemaProperty) -> tuple[str, str | None]:
+def declared_zone(prop: SchemaProperty) -> tuple[str, str | None]:
+    """The zone the property's values without one are read in, and why a declared one is
+    unusable (then UTC)."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     declared = dict(prop.options).get(ZONE_OPTION)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
 
@@ -193,6 +193,11 @@ class Dialect:
         the wall clock's read as UTC otherwise, so Python applies the declared zone. None for a
         type (or an engine) that holds no date or timestamp."""
         return None
+
+    def instant_literal(self, instant: datetime) -> exp.Expr:
+        """An aware instant as a value a column of instants compares with (ISO text with its
+        UTC offset, which the engine reads as that instant)."""
+        return exp.Literal.string(instant.astimezone(UTC).isoformat(sep=" "))
 
     def holds_instants(self, native_type: str | None) -> bool:
         """Whether the column's cells are instants (`timestamp with time zone`), not wall-clock

@@ -5,6 +5,7 @@ are not supported."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from fractions import Fraction
 
 import sqlglot.expressions as exp
 
@@ -138,6 +139,16 @@ class MySQL(Dialect):
                                     expression=exp.Literal.number(1000000)), "BIGINT")
         return call("TIMESTAMPDIFF", exp.var("MICROSECOND"),
                     exp.Literal.string("1970-01-01 00:00:00"), newest)
+
+    def instant_literal(self, instant: datetime) -> exp.Expr:
+        """FROM_UNIXTIME reads epoch seconds in the session's time_zone, as a TIMESTAMP column
+        shows its cells: both are the same instant whatever time_zone is (MariaDB reads no
+        offset in a literal)."""
+        from packata_sql.values import format_value
+
+        since = instant - datetime(1970, 1, 1, tzinfo=UTC)
+        micros = (since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds
+        return call("FROM_UNIXTIME", exp.Literal.number(format_value(Fraction(micros, 1_000_000))))
 
     def holds_instants(self, native_type: str | None) -> bool:
         return (native_type or "").strip().lower().startswith("timestamp")

@@ -33,6 +33,7 @@ from packata_sql.contracts.model import (
     Sql,
     Text,
 )
+from packata_sql.contracts.odcs_sla import declared_zone
 from packata_sql.dialects import Dialect
 from packata_sql.report import SLA_DESCRIPTIVE
 
@@ -56,6 +57,8 @@ class Plan:
     #: The contract's physicalType of each column, where declared: `compile` checks members
     #: and bounds against it without a database (catalog/holding.py).
     declared_physical: tuple[str | None, ...] = ()
+    #: The zone each column's values without one are read in (`defaultTimezone`; UTC if None).
+    declared_zones: tuple[str | None, ...] = ()
 
     @property
     def percent(self) -> bool:
@@ -239,7 +242,8 @@ def _row_plan(
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
-    return Plan(rule, handler, definition, segments, columns, declared, physical), problems
+    zones = tuple(_declared_zone(schema, column) for column in columns)
+    return Plan(rule, handler, definition, segments, columns, declared, physical, zones), problems
 
 
 class _Checks(Protocol):
@@ -292,6 +296,11 @@ def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Fi
 def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
     return found.physical_type if found else None
+
+
+def _declared_zone(schema: SchemaObject | None, column: str) -> str | None:
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return declared_zone(found)[0] if found else None
 
 
 def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
