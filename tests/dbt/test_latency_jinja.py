@@ -14,7 +14,7 @@ import pytz
 from packata_sql.contracts.durations import Duration
 from packata_sql.contracts.model import Latency
 from packata_sql.dbt.generate import runtime_text
-from packata_sql.dbt.plan import _latency_document
+from packata_sql.plans.gate import _latency_document
 from packata_sql.run.freshness import newest_instant
 
 from .jinja_macros import load_macros
