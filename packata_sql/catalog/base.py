@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 import sqlglot.expressions as exp
 
@@ -16,7 +18,7 @@ from packata_sql.catalog.holding import (
     number_problem,
     temporal_text,
 )
-from packata_sql.catalog.temporal import not_temporal
+from packata_sql.catalog.temporal import not_temporal, offset_instant
 from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family, number_literal
 from packata_sql.values import format_value
@@ -81,6 +83,9 @@ class MeasureContext:
     #: What rendering decided on the column types (a member a column cannot hold), as
     #: warnings for the rule being rendered; `take_notes` hands them over.
     notes: list[str] = field(default_factory=list)
+    #: Physical column → the IANA zone its values without a zone are read in (the property's
+    #: `logicalTypeOptions.defaultTimezone`); UTC where not declared.
+    zones: Mapping[str, str] = field(default_factory=dict)
 
     def take_notes(self) -> list[str]:
         taken = list(self.notes)
@@ -153,7 +158,22 @@ class MeasureContext:
             return self._cannot_hold(name, member, held, why)
         return self.dialect.number_equals(column, Fraction(member))
 
+    def _instant_equals(self, name: str, member: str, instant: datetime) -> exp.Expr:
+        """A member with an offset is an instant: equal to a cell of a column of instants at
+        that instant, and to a zone-less cell whose wall clock, read in the column's zone,
+        is that instant."""
+        held = self.held(name)
+        if held is not None and held.kind != "timestamp":
+            return self._cannot_hold(name, member, held, "it is an instant (it has an offset)")
+        if self.dialect.holds_instants(self.native_types.get(name)):
+            return exp.EQ(this=self.column(name), expression=self.dialect.instant_literal(instant))
+        wall = instant.astimezone(ZoneInfo(self.zones.get(name, "UTC"))).replace(tzinfo=None)
+        return self._temporal_equals(name, wall.isoformat(sep=" "))
+
     def _temporal_equals(self, name: str, member: str) -> exp.Expr:
+        instant = offset_instant(member)
+        if instant is not None:
+            return self._instant_equals(name, member, instant)
         held = self.held(name)
         text, why = temporal_text(member, held) if held is not None else (member, None)
         if held is not None and (text is None or why is not None):
@@ -297,7 +317,8 @@ def check_members(values: object, argument: str, logical_type: str | None, site:
             findings.append(site.finding(
                 "member-not-representable",
                 f"'{metric}.{argument}[{position}]' is not a valid {logical_type} (ISO "
-                "YYYY-MM-DD, YYYY-MM-DD HH:MM:SS, HH:MM:SS): it matches no cell",
+                "YYYY-MM-DD, YYYY-MM-DD HH:MM:SS with an optional Z or ±HH:MM offset, HH:MM:SS): it "
+                "matches no cell",
                 Level.WARNING,
             ))
             continue

@@ -208,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trust-environment", action="store_true",
                        help="allow targets whose read-only mode the engine cannot enforce")
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
-    check.add_argument("--category", action="append", choices=("constraint", "quality"),
+    check.add_argument("--category", action="append", choices=("constraint", "quality", "sla"),
                        help="run only rules of this category (repeatable; default: all)")
     check.add_argument("--schema-drift", action="store_true",
                        help="classify how each object drifted from the contract's schema")
@@ -236,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
                           + " (default: the engine of the contract's first server)")
     compile_.add_argument("--format", choices=("sql", "json"),
                           help="sql (readable, the default on a terminal) or json")
-    compile_.add_argument("--category", action="append", choices=("constraint", "quality"),
+    compile_.add_argument("--category", action="append", choices=("constraint", "quality", "sla"),
                           help="plan only rules of this category (repeatable; default: all)")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")

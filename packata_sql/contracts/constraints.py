@@ -32,6 +32,9 @@ CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType", "drift"})
 ROW_KINDS = frozenset({"required", "unique", "primaryKey"})
 #: logicalTypeOptions keys that modify another option instead of being a check of their own.
 MODIFIERS = frozenset({"exclusiveMinimum", "exclusiveMaximum"})
+#: logicalTypeOptions keys that say how values are read, not what they may be: the zone of a
+#: timestamp without one (read by an SLA latency, docs/semantics.md 1.1).
+READING = frozenset({"timezone", "defaultTimezone"})
 #: The kind of a rule for a declaration that cannot be checked as written: the loader's finding
 #: skips it (SchemaProperty.problems).
 INVALID = "invalid"
@@ -134,7 +137,7 @@ def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
                                           ("logicalType", prop.logical_type))), "enum"
     options = dict(prop.options)
     for name, value in prop.options:
-        if name in MODIFIERS and isinstance(value, bool):
+        if name in READING or (name in MODIFIERS and isinstance(value, bool)):
             continue  # the boolean form qualifies minimum/maximum (ODCS 3.0)
         arguments: list[tuple[str, object]] = [(name, value)]
         bound = {"minimum": "exclusiveMinimum", "maximum": "exclusiveMaximum"}.get(name)

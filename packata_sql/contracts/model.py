@@ -7,6 +7,8 @@ from decimal import Decimal
 from enum import Enum
 from fractions import Fraction
 
+from packata_sql.contracts.durations import Duration
+
 # A YAML/JSON value after loading: numbers are exact (int or Decimal), never float.
 Scalar = str | int | Decimal | bool | None
 Operand = Fraction | bool
@@ -170,7 +172,27 @@ class Expressif:
         return dict(self.implementation)
 
 
-Definition = Library | Constraint | Sql | Predicate | Text | Custom | Expressif
+@dataclass(frozen=True)
+class Latency:
+    """An SLA `latency` (alias `freshness`): the newest value of the rule's column may be no
+    older than `limit` at the run's observation time (docs/semantics.md 1.1). `zone`: the IANA
+    zone a value without one is read in (the property's `logicalTypeOptions.defaultTimezone`,
+    else UTC)."""
+
+    limit: Duration | None  # None: the declaration's value or unit is unusable (a finding)
+    zone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class SlaDescriptive:
+    """An SLA property no query can observe (`retention`, `frequency`, `availability`, …):
+    listed in every report as `sla-descriptive`, never run and never a pass."""
+
+    property: str
+
+
+Definition = (Library | Constraint | Sql | Predicate | Text | Custom | Expressif | Latency
+              | SlaDescriptive)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from packata_sql.contracts.odcs_declarations import (
 from packata_sql.contracts.odcs_declarations import freeze as _freeze
 from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
+from packata_sql.contracts.odcs_sla import sla_rules
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 
 Path = YamlPath
@@ -206,6 +207,10 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
+    sla, sla_findings = sla_rules(document, [o for o in objects if o is not None], reader.keys,
+                                  reader.line)
+    reader.rules.extend(sla)
+    reader.findings.extend(sla_findings)
     reader.skip_misspelt()
     reader.distinct_ids()
     accept = _accepts_unexecutable(reader, document.get("customProperties"))

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
 
@@ -202,11 +202,44 @@ class Dialect:
         where cells do not follow the declared type (SQLite)."""
         return self.family(native_type)
 
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        """`newest` (a date or timestamp) as integer microseconds since 1970-01-01 00:00, for
+        an SLA latency (docs/semantics.md 1.1): the instant's for a type that `holds_instants`,
+        the wall clock's read as UTC otherwise, so Python applies the declared zone. None for a
+        type (or an engine) that holds no date or timestamp."""
+        return None
+
+    def instant_literal(self, instant: datetime) -> exp.Expr:
+        """An aware instant as a value a column of instants compares with (ISO text with its
+        UTC offset, which the engine reads as that instant)."""
+        return exp.Literal.string(instant.astimezone(UTC).isoformat(sep=" "))
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        """Whether the column's cells are instants (`timestamp with time zone`), not wall-clock
+        readings that need a zone."""
+        return False
+
     def boolean_valued(self, sql: str, column_type: str) -> bool:
         """Whether an authored query's one column, although its cell arrives as an integer, is
         the value of a boolean expression; `column_type` is what the driver reports of it.
         Only engines without a boolean result type say yes."""
         return False
+
+
+def call(name: str, *arguments: exp.Expr) -> exp.Expr:
+    """An engine function by its own name, rendered as written (sqlglot translates none)."""
+    return exp.Anonymous(this=name, expressions=list(arguments))
+
+
+def temporal_kind(native_type: str | None) -> str | None:
+    """`date`, `timestamp` or None (a time, an interval, anything else), from the start of a
+    catalog type name (`timestamp(6) with time zone`, `TIMESTAMP_NTZ`, `datetime(3)`)."""
+    name = (native_type or "").strip().lower()
+    if name.startswith(("timestamp", "datetime")):
+        return "timestamp"
+    if name.startswith("date"):
+        return "date"
+    return None
 
 
 def number_literal(number: Fraction) -> exp.Expr:

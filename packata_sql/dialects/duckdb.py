@@ -6,7 +6,7 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, call, temporal_kind
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
 
@@ -96,6 +96,13 @@ class DuckDB(Dialect):
             return "DuckDB (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
 
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        return None if temporal_kind(native_type) is None else call("epoch_us", newest)
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        name = (native_type or "").upper()
+        return "WITH TIME ZONE" in name or name.startswith("TIMESTAMPTZ")
+
     def family(self, type_name: str) -> Family:
         name = type_name.upper()
         if name.endswith("]"):
@@ -109,3 +116,4 @@ class DuckDB(Dialect):
         if name.startswith(("DATE", "TIME", "TIMESTAMP", "INTERVAL")):
             return Family.TEMPORAL
         return Family.OTHER
+

@@ -5,10 +5,11 @@ are not supported."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, call, temporal_kind
 from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
@@ -139,6 +140,28 @@ class MySQL(Dialect):
     def objects_sql(self) -> str:
         return ("SELECT table_name FROM information_schema.tables "
                 "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        if temporal_kind(native_type) is None:
+            return None
+        if self.holds_instants(native_type):  # the stored UTC instant, whatever time_zone
+            return exp.cast(exp.Mul(this=call("UNIX_TIMESTAMP", newest),
+                                    expression=exp.Literal.number(1000000)), "BIGINT")
+        return call("TIMESTAMPDIFF", exp.var("MICROSECOND"),
+                    exp.Literal.string("1970-01-01 00:00:00"), newest)
+
+    def instant_literal(self, instant: datetime) -> exp.Expr:
+        """FROM_UNIXTIME reads epoch seconds in the session's time_zone, as a TIMESTAMP column
+        shows its cells: both are the same instant whatever time_zone is (MariaDB reads no
+        offset in a literal)."""
+        from packata_sql.values import format_value
+
+        since = instant - datetime(1970, 1, 1, tzinfo=UTC)
+        micros = (since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds
+        return call("FROM_UNIXTIME", exp.Literal.number(format_value(Fraction(micros, 1_000_000))))
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        return (native_type or "").strip().lower().startswith("timestamp")
 
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""

@@ -6,7 +6,7 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, temporal_kind
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import Flavor, skeleton
 
@@ -106,6 +106,19 @@ class Postgres(Dialect):
         if _UNSUPPORTED.search(skeleton(pattern)):
             return "PostgreSQL regular expressions have no atomic groups or possessive quantifiers"
         return None
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        if temporal_kind(native_type) is None:
+            return None
+        # EXTRACT(EPOCH) is exact numeric (PostgreSQL 14+) and reads a timestamp without
+        # zone as its wall clock, whatever the session's TimeZone.
+        seconds = exp.Extract(this=exp.var("EPOCH"), expression=newest)
+        return exp.cast(exp.Mul(this=exp.paren(seconds), expression=exp.Literal.number(1000000)),
+                        "BIGINT")
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        name = (native_type or "").lower()
+        return "with time zone" in name or name.startswith("timestamptz")
 
     def family(self, type_name: str) -> Family:
         name = type_name.lower()

@@ -20,7 +20,7 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, call, temporal_kind
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -97,6 +97,21 @@ class Spark(Dialect):
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as docs/semantics.md 3.3 wants.
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        kind = temporal_kind(native_type)
+        if kind == "date":
+            return exp.Mul(this=call("unix_date", newest), expression=exp.Literal.number(86400000000))
+        if kind is None:
+            return None
+        if self.holds_instants(native_type):
+            return call("unix_micros", newest)
+        return call("timestampdiff", exp.var("MICROSECOND"),
+                    exp.cast(exp.Literal.string("1970-01-01 00:00:00"), "TIMESTAMP_NTZ"), newest)
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        name = (native_type or "").strip().lower()
+        return name.startswith("timestamp") and not name.startswith("timestamp_ntz")
 
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()

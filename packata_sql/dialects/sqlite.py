@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family, call, number_literal
 from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor, re2_refuses
@@ -83,6 +83,12 @@ class SQLite(Dialect):
         if re2_refuses(pattern):
             return "SQLite's REGEXP (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        """ISO text (`2024-01-01 08:00:00`, `T`, a `Z` or `+02:00` suffix, which SQLite's
+        date functions convert to UTC), to the second; not-a-date text gives NULL."""
+        seconds = exp.cast(call("strftime", exp.Literal.string("%s"), newest), "INTEGER")
+        return exp.Mul(this=seconds, expression=exp.Literal.number(1000000))
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC

@@ -13,6 +13,8 @@ from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
 from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
+from packata_sql.catalog.freshness import KIND as LATENCY
+from packata_sql.catalog.freshness import NEWEST
 from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
@@ -22,21 +24,26 @@ from packata_sql.contracts.model import (
     Custom,
     Expressif,
     Finding,
+    Latency,
     Level,
     Library,
     Predicate,
     Rule,
     SchemaObject,
     Site,
+    SlaDescriptive,
     Sql,
     Text,
 )
+from packata_sql.contracts.odcs_sla import declared_zone
 from packata_sql.dialects import Dialect
 from packata_sql.plans.expressif import compile_expressif, observation_statement
+from packata_sql.report import SLA_DESCRIPTIVE
 
 #: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
 #: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
-NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported"})
+NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported",
+                                      SLA_DESCRIPTIVE})
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,8 @@ class Plan:
     #: and the run's parameters (`--param`) it reads.
     bindings: tuple[tuple[str, object], ...] = ()
     parameters: tuple[str, ...] = ()
+    #: The zone each column's values without one are read in (`defaultTimezone`; UTC if None).
+    declared_zones: tuple[str | None, ...] = ()
 
     @property
     def percent(self) -> bool:
@@ -210,6 +219,11 @@ def _compile_rule(
                                   site)
     if isinstance(definition, Constraint):
         return _compile_constraint(rule, definition, contract, dialect, prefix, site)
+    if isinstance(definition, SlaDescriptive):
+        return None, [site.finding(SLA_DESCRIPTIVE, f"SLA '{definition.property}' is an "
+                                   "operational promise no query observes: listed, not measured")]
+    if isinstance(definition, Latency):
+        return _compile_latency(rule, contract, dialect, prefix, site)
     handler = handler_for(definition.metric)
     if handler is None:
         if not definition.metric:
@@ -224,6 +238,20 @@ def _compile_rule(
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
     return _row_plan(rule, handler, definition, contract, dialect,
+                     (*prefix, rule.target.physical_object), site)
+
+
+def _compile_latency(rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...],
+                     site: Site) -> tuple[Plan | None, list[Finding]]:
+    """One MAX of the element's column, in its object's fused scan."""
+    column = rule.target.physical_property
+    if not rule.target.physical_object or column is None:
+        return None, []  # the loader's finding (carrying this rule's key) skips it
+    probe = exp.Max(this=dialect.column(column))
+    if not dialect.library_metrics or dialect.epoch_micros(probe, "timestamp") is None:
+        return None, [site.finding("dialect-not-supported",
+                                   f"SLA latency is not rendered for {dialect.name} yet")]
+    return _row_plan(rule, NEWEST, Constraint(LATENCY, (column,)), contract, dialect,
                      (*prefix, rule.target.physical_object), site)
 
 
@@ -244,7 +272,9 @@ def _row_plan(
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
-    return Plan(rule, handler, definition, segments, columns, declared, physical), problems
+    zones = tuple(_declared_zone(schema, column) for column in columns)
+    return Plan(rule, handler, definition, segments, columns, declared, physical,
+                declared_zones=zones), problems
 
 
 class _Checks(Protocol):
@@ -323,6 +353,11 @@ def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Fi
 def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
     return found.physical_type if found else None
+
+
+def _declared_zone(schema: SchemaObject | None, column: str) -> str | None:
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return declared_zone(found)[0] if found else None
 
 
 def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:

@@ -32,6 +32,7 @@ from packata_sql.contracts.model import (
     Expectation,
     Expressif,
     Finding,
+    Latency,
     Level,
     Library,
     Rule,
@@ -92,8 +93,19 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 def _kind(rule: Rule) -> str:
     if isinstance(rule.definition, Library | Constraint | Expressif):
         return "library"  # a row-reading constraint or Expressif rule fuses into the scan
+    if isinstance(rule.definition, Latency):
+        return "latency"  # one MAX in the scan, aged against the observation time
     # Authored SQL (a query or an expression's predicate) runs only where SQL rules may.
     return "sql" if isinstance(rule.definition, AUTHORED) else "other"
+
+
+def _latency_document(latency: Latency) -> dict[str, Any] | None:
+    """The limit as integers only (microseconds, or whole calendar months) and the zone a
+    value without one is read in."""
+    if latency.limit is None:
+        return None
+    return {"micros": latency.limit.micros, "months": latency.limit.months,
+            "zone": latency.zone, "text": f"no older than {latency.limit.text()}"}
 
 
 def rule_document(rule: Rule, compiled: Plan | None = None) -> dict[str, Any]:
@@ -114,6 +126,8 @@ def rule_document(rule: Rule, compiled: Plan | None = None) -> dict[str, Any]:
         document.update(population=compiled.library.per_item, boolean=compiled.library.boolean)
         if not compiled.library.per_item:
             document["unit"] = None
+    if isinstance(rule.definition, Latency):
+        document["latency"] = _latency_document(rule.definition)
     return document
 
 
@@ -181,6 +195,7 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
         "rules": entries,
         "exact_names": not dialect.case_insensitive_names,
         "types": type_families(dialect),
+        "instants": sorted(n for n in _TYPE_NAMES.get(dialect.name, ()) if dialect.holds_instants(n)),
     }
 
 

@@ -104,8 +104,10 @@ def build_scan(
     and bounds are checked against them (catalog/holding.py). `share_aggregates=False` writes
     each aggregate where it is used (benchmarks/constraints.py compares the two statements)."""
     table = dialect.table(segments)
+    zones = {name: zone for plan in plans
+             for name, zone in zip(plan.columns, plan.declared_zones, strict=False) if zone}
     context = MeasureContext(dialect, table, families,
-                             {} if native_types is None else native_types)
+                             {} if native_types is None else native_types, zones=zones)
     counts: list[exp.Expr] = []
     measured: list[Plan] = []
     mismatched: list[Plan] = []

@@ -46,6 +46,10 @@ def compile_on_relations(contract: Contract, dialect: Dialect,
         renamed = tuple(_on(r, table) for r in mine)
         parts.append(compile_contract(dataclasses.replace(contract, rules=renamed), dialect,
                                       prefix=tuple(prefix), parameters=parameters))
+    unattached = tuple(r for r in rules if not r.target.object_name)
+    if unattached:  # e.g. an SLA no query observes: listed as in any check
+        parts.append(compile_contract(dataclasses.replace(contract, rules=unattached), dialect,
+                                      parameters=parameters))
     return _merge(parts, blocked, findings, contract)
 
 

@@ -11,11 +11,13 @@ from typing import Any
 
 from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.catalog.expressif_rules import ExpressifRule
+from packata_sql.contracts.model import Latency
 from packata_sql.dialects import Family
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
+from packata_sql.run.freshness import judge_latency
 from packata_sql.run.names import find_column, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
@@ -88,7 +90,10 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         for finding in scan.findings():
             if finding not in state.notes:
                 state.notes.append(finding)
-        state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
+        state.settle([p for p in scan.mismatched if not _latency(p)], Status.INCONCLUSIVE,
+                     "type-mismatch")
+        state.settle([p for p in scan.mismatched if _latency(p)], Status.ERROR,
+                     "latency-not-temporal")
         _measure(state, session, scan, families, natives)
 
 
@@ -164,10 +169,15 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
         return
     elapsed = int((state.clock() - started) * 1000)
     for index, plan in enumerate(scan.plans):
-        result = _evaluate(
-            plan, row[index + 1], row[0], elapsed, fused=len(scan.plans) > 1,
-            sql=scan.sql if state.options.show_sql else None,
-        )
+        common: dict[str, Any] = {"elapsed_ms": elapsed, "fused": len(scan.plans) > 1,
+                  "sql": scan.sql if state.options.show_sql else None}
+        if _latency(plan):
+            state.results[plan.rule.key] = judge_latency(
+                plan, row[index + 1], row[0], state.observed_at, session.dialect,
+                natives.get(plan.columns[0]), unit=plan.rule.unit, **common)
+            continue
+        result = _evaluate(plan, row[index + 1], row[0], common["elapsed_ms"],
+                           fused=common["fused"], sql=common["sql"])
         if result.status is Status.FAILED:
             from packata_sql.run.triage import triage
 
@@ -188,6 +198,10 @@ def scan_values(state: RunState, session: Session,
     if session.dialect.named_parameters:
         return {name: bindings[name] for name in scan.parameters}
     return [bindings[name] for name in scan.parameters]
+
+
+def _latency(plan: Plan) -> bool:
+    return isinstance(plan.rule.definition, Latency)
 
 
 def _object_hint(session: Session, segments: tuple[str, ...]) -> str:

@@ -33,6 +33,11 @@ _DIAGNOSTICS = {
     "empty-population": "the object has no rows, so the program was applied to no item",
     "no-observation": "no value was supplied for this observation rule (the API's "
                       "'observations', keyed by the rule's key)",
+    "zero-rows-latency": "the object has no rows, so it has no newest value to age",
+    "all-null-latency": "every value of the column is NULL (or, on SQLite, not a date), so it "
+                        "has no newest value to age",
+    "latency-not-temporal": "a latency needs a date or timestamp column; this column holds "
+                            "another type (or a time of day)",
     "cancelled": "the run was interrupted before this rule finished",
     "no-result-set": "the query returned no result set",
     "several-columns": "the query returned more than one column; a rule needs exactly one cell",
