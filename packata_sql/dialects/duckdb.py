@@ -6,7 +6,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, Layout
+from packata_sql.dialects.fields import bracket_path
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
 
@@ -81,6 +82,21 @@ class DuckDB(Dialect):
         if re2_refuses(pattern):
             return "DuckDB (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
+
+    nested_layout = Layout.STRUCT
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.upper().startswith("STRUCT("):
+            return Layout.STRUCT
+        return None  # a JSON column's fields are not read yet (docs/formats.md)
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        return bracket_path(column, fields)
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        return bracket_path(column, fields)  # a NULL struct is NULL
 
     def family(self, type_name: str) -> Family:
         name = type_name.upper()

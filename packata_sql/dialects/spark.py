@@ -20,7 +20,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, Layout
+from packata_sql.dialects.fields import bracket_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -83,6 +84,21 @@ class Spark(Dialect):
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as docs/semantics.md 3.3 wants.
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
+
+    nested_layout = Layout.STRUCT
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.strip().lower().startswith("struct<"):
+            return Layout.STRUCT
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        return bracket_path(column, fields)
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        return bracket_path(column, fields)
 
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()

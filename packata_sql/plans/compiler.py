@@ -50,13 +50,22 @@ class Plan:
     #: The contract's physicalType of each column, where declared: `compile` checks members
     #: and bounds against it without a database (catalog/holding.py).
     declared_physical: tuple[str | None, ...] = ()
+    #: A rule on a nested property: the physical field path inside `columns[0]`.
+    fields: tuple[str, ...] = ()
 
     @property
     def percent(self) -> bool:
         return self.rule.unit == "percent"
 
+    def context(self, context: MeasureContext) -> MeasureContext:
+        """The object's context as this plan reads it: its nested field, if it has one."""
+        if not self.fields:
+            return context
+        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type)
+
     def count(self, context: MeasureContext) -> exp.Expr:
         """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
+        context = self.context(context)
         if isinstance(self.library, Constraint):
             assert isinstance(self.handler, ConstraintHandler)
             return self.handler.count(self.rule, self.library, context, self.columns)
@@ -189,8 +198,9 @@ def _compile_rule(
         return None, [site.finding("dialect-not-supported",
                                    f"library metrics are not rendered for {dialect.name} yet")]
     if rule.target.nested:
-        return None, [site.finding("nested-property-not-supported",
-                                   "quality on nested properties and array items is not executed yet")]
+        problems = nested_problems(rule, dialect, site)
+        if problems:
+            return None, problems
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
     return _row_plan(rule, handler, definition, contract, dialect,
@@ -214,7 +224,13 @@ def _row_plan(
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
-    return Plan(rule, handler, definition, segments, columns, declared, physical), problems
+    fields = rule.target.fields
+    if fields and columns != (rule.target.physical_property,):
+        return None, [*problems, site.finding(
+            "nested-property-not-supported",
+            "a measurement across several columns is not made on a nested field yet")]
+    return Plan(rule, handler, definition, segments, columns, declared, physical,
+                fields), problems
 
 
 class _Checks(Protocol):
@@ -251,11 +267,33 @@ def _compile_constraint(
             return (CatalogPlan(rule, constraint, segments, rows) if rows else None), problems
         return CatalogPlan(rule, constraint, segments), []
     handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
+    problems = nested_problems(rule, dialect, site) if rule.target.nested else []
+    if problems:
+        return None, problems
     if handler is None:
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
         )]
     return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
+
+
+def nested_problems(rule: Rule, dialect: Dialect, site: Site) -> list[Finding]:
+    """Why a rule on a nested property cannot be measured on this engine (none when it can):
+    array items are never flattened implicitly, and a field is only read where the engine
+    has structured columns and can address its name exactly (docs/formats.md)."""
+    target = rule.target
+    if target.unreachable:
+        return [site.finding(
+            "array-items-not-flattened",
+            "a rule inside array items or map entries is not executed: packata-sql never "
+            "flattens arrays implicitly (write a SQL rule that unnests them)")]
+    if dialect.nested_layout is None:
+        return [site.finding("nested-property-not-supported",
+                             f"nested fields are not read on {dialect.name}")]
+    refused = next((p for p in map(dialect.field_problem, target.fields) if p), None)
+    if refused:
+        return [site.finding("nested-property-not-supported", refused)]
+    return []
 
 
 def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:

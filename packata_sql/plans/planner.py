@@ -201,9 +201,9 @@ def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Fami
     or DYNAMIC on an engine where any cell may hold any type."""
     from packata_sql.catalog.base import logical_family
 
-    return {
+    return {  # a nested field's own family is its context's (MeasureContext.family)
         name: Family.DYNAMIC if dialect.dynamic_typing else logical_family(declared)
-        for plan in plans
+        for plan in plans if not plan.fields
         for name, declared in zip(plan.columns, plan.declared_types, strict=True)
     }
 
@@ -214,7 +214,7 @@ def declared_native_types(plans: Sequence[Plan], dialect: Dialect) -> dict[str, 
     if dialect.dynamic_typing:
         return {}
     # strict=False: a plan built without declared physical types (tests, tools) has none.
-    return {name: physical for plan in plans
+    return {name: physical for plan in plans if not plan.fields
             for name, physical in zip(plan.columns, plan.declared_physical, strict=False)
             if physical}
 
@@ -228,7 +228,7 @@ def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
     from packata_sql.catalog import MetricHandler
     from packata_sql.contracts.model import Library
 
-    context = MeasureContext(dialect, dialect.table(segments), families)
+    context = plan.context(MeasureContext(dialect, dialect.table(segments), families))
     try:
         if isinstance(plan.library, Library):
             assert isinstance(plan.handler, MetricHandler)
