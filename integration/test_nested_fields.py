@@ -265,3 +265,84 @@ def test_odd_field_names_are_quoted_segment_by_segment(warehouse, tmp_path):
     report = check(warehouse("nf_people", Column(ODD_COLUMN, ODD, ODD_ROWS)), path)
     assert measured(report, list(ODD_EXPECTED)) == ODD_EXPECTED, [
         (r.key, r.diagnostic) for r in report.results]
+
+
+def test_postgres_composite_types_are_read_attribute_by_attribute(postgres):
+    """The Excel example's address as a composite type: `(address).street`, and the same
+    counts as on jsonb."""
+    postgres.execute("DROP TABLE IF EXISTS shipments_v1", "DROP TYPE IF EXISTS nf_address",
+                     "CREATE TYPE nf_address AS (street text, city text, country text, "
+                     "postal_code text)",
+                     "CREATE TABLE shipments_v1 (id integer, address nf_address)")
+    try:
+        connection = postgres.connect()
+        try:
+            connection.cursor().executemany(
+                "INSERT INTO shipments_v1 VALUES (%s, ROW(%s, %s, %s, %s)::nf_address)",
+                [(i, *(None if v is None else v.get(k) for k in ADDRESS))
+                 for i, v in enumerate(ADDRESSES, 1) if v is not None])
+            connection.cursor().execute("INSERT INTO shipments_v1 VALUES (4, NULL)")
+        finally:
+            connection.close()
+        report = check(postgres.reader, PUBLIC / "datacontract-cli-shipments.odcs.yaml")
+        assert measured(report, [f"{SHIPMENTS}.properties[{name}].required"
+                                 for name in ("street", "city", "country")]) == {
+            f"{SHIPMENTS}.properties[street].required": (Status.FAILED, 2),
+            f"{SHIPMENTS}.properties[city].required": (Status.FAILED, 1),
+            f"{SHIPMENTS}.properties[country].required": (Status.FAILED, 1),
+        }
+    finally:
+        postgres.execute("DROP TABLE IF EXISTS shipments_v1", "DROP TYPE IF EXISTS nf_address")
+
+
+TYPED_CONTRACT = textwrap.dedent("""\
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: typed-leaves
+    version: 1.0.0
+    status: active
+    schema:
+      - name: nf_docs
+        properties:
+          - name: doc
+            logicalType: object
+            properties:
+              - name: n
+                logicalType: integer
+                logicalTypeOptions: {minimum: 6}
+                quality:
+                  - {id: n-nulls, metric: nullValues, mustBe: 0}
+              - name: flag
+                logicalType: boolean
+                quality:
+                  - {id: flag-true, metric: invalidValues, arguments: {validValues: [true]}, mustBe: 0}
+              - name: 'q"\\k'
+                logicalType: integer
+                logicalTypeOptions: {minimum: 1000}
+    """)
+TYPED_ROWS: list[dict[str, Any] | None] = [
+    {"n": 5, "flag": True, 'q"\\k': 1500},
+    {"n": "7", "flag": "true", 'q"\\k': 999},
+    {"n": None, "flag": False},
+    {},
+]
+
+
+@pytest.mark.parametrize("warehouse", ["postgres", "mysql"], indirect=True)
+def test_json_leaves_are_read_as_their_declared_type(warehouse, tmp_path):
+    """A JSON leaf of an integer or boolean property is read only where the document holds a
+    JSON number or boolean; a string "7" or "true" reads as NULL, never cast. A key with a
+    double quote and a backslash is escaped in MariaDB's path, a literal of its own in
+    PostgreSQL's."""
+    path = tmp_path / "typed.yaml"
+    path.write_text(TYPED_CONTRACT, encoding="utf-8")
+    report = check(warehouse("nf_docs", Column("doc", {}, TYPED_ROWS)), path)
+    doc = "schema[nf_docs].properties[doc]"
+    assert measured(report, ["n-nulls", f"{doc}.properties[n].logicalTypeOptions.minimum",
+                             "flag-true", f'{doc}.properties[q"\\k].logicalTypeOptions.minimum'
+                             ]) == {
+        "n-nulls": (Status.FAILED, 3),  # "7", null and the absent key
+        f"{doc}.properties[n].logicalTypeOptions.minimum": (Status.FAILED, 1),  # 5
+        "flag-true": (Status.FAILED, 3),  # "true", false and the absent key
+        f'{doc}.properties[q"\\k].logicalTypeOptions.minimum': (Status.FAILED, 1),  # 999
+    }
