@@ -397,6 +397,12 @@ def _nested_constraint_rules(reader: _Reader, prop: Mapping[str, Any], scope: _S
             "nested-property-not-supported", "primaryKey on a nested field is not checked: "
             "a key is made of columns", scope.index_path, Level.WARNING,
             line=reader.line((*scope.yaml_path, "primaryKey"))))
+    typed = [key for key in ("logicalType", "physicalType") if prop.get(key) is not None]
+    if typed:
+        reader.findings.append(Finding(
+            "nested-type-not-checked", f"{' and '.join(typed)} of a nested field are not "
+            "checked: the catalog lists the column, not the fields inside it",
+            scope.index_path, Level.INFO, line=reader.line((*scope.yaml_path, typed[0]))))
     field_property = replace(declared, physical=scope.physical_property or "",
                              exact=scope.exact_property, primary_key=False,
                              names=scope.property_path, fields=scope.fields)

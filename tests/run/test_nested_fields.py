@@ -77,3 +77,14 @@ def test_engines_without_structured_columns_say_so_at_compile_time(tmp_path):
     assert compiled.blocked["schema[orders].properties[customer].properties[city].required"] \
         .code == "nested-property-not-supported"
     assert compiled.blocked["sku"].code == "array-items-not-flattened"
+
+
+def test_the_types_of_nested_fields_are_named_as_not_checked(tmp_path):
+    """The catalog lists the column, not its fields: a nested logicalType draws an info
+    finding at its line, and no catalog rule that would judge the column instead."""
+    contract = load_odcs(str(_contract(tmp_path)))
+    untyped = [(f.level.value, f.source_path) for f in contract.findings
+               if f.code == "nested-type-not-checked"]
+    assert untyped == [("info", "schema[0].properties[0].properties[0]"),
+                       ("info", "schema[0].properties[0].properties[1]")]
+    assert not [r for r in contract.rules if r.target.fields and r.key.endswith("logicalType")]
