@@ -223,12 +223,15 @@ INSPECT_LIMIT = 20
 
 
 def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
-                  families: Mapping[str, Family | None]) -> exp.Select | None:
-    """The handler's query listing offending keys, or None (a row count blames no row)."""
+                  families: Mapping[str, Family | None],
+                  native_types: Mapping[str, str] | None = None) -> exp.Select | None:
+    """The handler's query listing offending keys, or None (a row count blames no row).
+    `native_types`: the catalog's, so a nested field reads as the scan read it."""
     from packata_sql.catalog import MetricHandler
     from packata_sql.contracts.model import Library
 
-    context = plan.context(MeasureContext(dialect, dialect.table(segments), families))
+    context = plan.context(MeasureContext(dialect, dialect.table(segments), families,
+                                          {} if native_types is None else native_types))
     try:
         if isinstance(plan.library, Library):
             assert isinstance(plan.handler, MetricHandler)

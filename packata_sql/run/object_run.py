@@ -175,7 +175,7 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
             from packata_sql.run.triage import triage
 
             result = triage(session, scan.object_segments, plan, families, result,
-                            state.options, state.remaining, state.engine_error)
+                            state.options, state.remaining, state.engine_error, natives)
         state.results[plan.rule.key] = result
 
 

@@ -59,6 +59,9 @@ def test_a_field_the_struct_lacks_is_a_missing_column_and_the_others_still_run(t
     assert typo.diagnostic.message.endswith("no field 'citi'; did you mean 'city'?")
     required = by_key["schema[orders].properties[customer].properties[city].required"]
     assert (required.status, required.value) == (Status.FAILED, 1)  # {city: NULL}; not row 3
+    listed = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True).execute(
+        required.inspect_sql).fetchall()
+    assert listed == [(None,)]  # the one row whose customer has no city
 
 
 def test_a_column_without_fields_is_a_type_mismatch(tmp_path):
