@@ -330,7 +330,9 @@ def _compile_sql(
     if too_long:
         return None, too_long
     bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
-    findings = [site.finding(p.code, p.message) for p in problems]
+    findings = [site.finding(p.code, _NESTED_PROPERTY if target.nested
+                             and p.code == "property-placeholder-without-property"
+                             else p.message) for p in problems]
     if bound is None:
         return None, findings
     missing = sorted(set(bound.parameters) - parameters) if parameters is not None else []
@@ -339,6 +341,10 @@ def _compile_sql(
             "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
         )]
     return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+_NESTED_PROPERTY = ("'{property}' names a column, and this rule is on a nested field: write the "
+                    "field's path in the query, or declare the rule on the top-level property")
 
 
 def _compile_predicate(

@@ -91,3 +91,16 @@ def test_the_types_of_nested_fields_are_named_as_not_checked(tmp_path):
     assert untyped == [("info", "schema[0].properties[0].properties[0]"),
                        ("info", "schema[0].properties[0].properties[1]")]
     assert not [r for r in contract.rules if r.target.fields and r.key.endswith("logicalType")]
+
+
+def test_a_sql_rule_on_a_nested_field_is_told_property_names_a_column(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "s", "version": "1",
+        "status": "active", "schema": [{"name": "orders", "properties": [
+            {"name": "customer", "logicalType": "object", "properties": [
+                {"name": "city", "quality": [{"id": "q", "type": "sql", "mustBe": 0, "query":
+                 "SELECT COUNT(*) FROM {object} WHERE {property} IS NULL"}]}]}]}]}))
+    blocked = compile_contract(load_odcs(str(path)), get_dialect("duckdb")).blocked["q"]
+    assert blocked.code == "property-placeholder-without-property"
+    assert "this rule is on a nested field" in blocked.message
