@@ -93,7 +93,7 @@ def check_command(args: argparse.Namespace) -> int:
                                object_name=args.object, odcs_between=args.odcs_between)
     contract = declared.contract
     if print_misspellings(args.contract, contract):
-        notice = schema_notice(args.contract, declared.loaded)
+        notice = schema_notice(args.contract, declared)
         if notice:  # may quote the contract's values
             from packata_sql.render.neutral import plain
 
