@@ -72,13 +72,15 @@ class FieldType:
 
 
 def struct_field(native_type: str, fields: Sequence[str], dialect: Dialect) -> FieldType | None:
-    """Where the catalog's struct type holds the field; None when the type cannot be read
-    (then the engine itself reports a missing field). Names match as the engine binds them:
-    exactly, else case-insensitively (DuckDB and Spark struct fields)."""
+    """Where the catalog's struct type holds the field; None when the type is no struct it
+    spells out or cannot be read (then the engine itself reports a missing field). Names
+    match as the engine binds them: exactly, else case-insensitively (DuckDB and Spark)."""
     try:
         kind = exp.DataType.build(native_type, dialect=dialect.sqlglot_name or None)
     except (SqlglotError, ValueError):
         return None
+    if kind.this != _DT.Type.STRUCT:
+        return None  # not a struct the catalog spells out (a PostgreSQL composite's name)
     for name in fields:
         if kind.this != _DT.Type.STRUCT:
             return FieldType(False, missing=name)

@@ -97,3 +97,11 @@ def test_struct_types_are_read_from_the_catalog_spelling():
     spark = get_dialect("spark")
     assert struct_field("struct<address:struct<city:string>>", ["address", "city"],
                         spark).family is Family.TEXT
+
+
+def test_a_type_that_spells_out_no_struct_says_nothing_about_its_fields():
+    """A PostgreSQL composite is named, not spelt out, in the catalog: its fields are not
+    judged missing from the name."""
+    postgres = get_dialect("postgres")
+    assert struct_field("nf_address", ["street"], postgres) is None
+    assert struct_field("point", ["x"], postgres) is None
