@@ -135,8 +135,10 @@ def _as_tuple(spec: Spec, value: dict[str, Any] | None) -> tuple[Any, ...] | Non
 @pytest.fixture
 def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """build(table, column) → the endpoint of a fresh table (id, column) on the engine under
-    test: STRUCT on DuckDB and Spark, jsonb on PostgreSQL, JSON on MariaDB and SQLite."""
-    engine = request.param
+    test: STRUCT on DuckDB and Spark, jsonb on PostgreSQL, JSON on MariaDB and SQLite, and a
+    DuckDB JSON column for `duckdb-json`."""
+    engine, json_column = str(request.param).removesuffix("-json"), \
+        str(request.param).endswith("-json")
     cleanups: list[Any] = []
 
     def build(table: str, column: Column) -> Endpoint:
@@ -146,11 +148,12 @@ def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         ids = range(1, len(column.rows) + 1)
         if engine in ("duckdb", "sqlite"):
             path = tmp_path / f"{table}.{engine}"
-            kind = _sql_type(engine, column.spec) if engine == "duckdb" else "TEXT"
+            kind = "JSON" if json_column else \
+                _sql_type(engine, column.spec) if engine == "duckdb" else "TEXT"
             connection: Any = duckdb.connect(str(path)) if engine == "duckdb" \
                 else sqlite3.connect(str(path))
             connection.execute(f"CREATE TABLE {quoted_table} (id INTEGER, {quoted_column} {kind})")
-            values = [_filled(column.spec, v) if engine == "duckdb"
+            values = [_filled(column.spec, v) if kind.startswith("STRUCT")
                       # SQLite matches a key as the text writes it: UTF-8, not \u escapes
                       else (None if v is None else json.dumps(v, ensure_ascii=False))
                       for v in column.rows]
@@ -242,7 +245,7 @@ def test_the_pydantic_example_passes_on_complete_addresses(warehouse):
 SHIPMENTS = "schema[shipments].properties[address]"
 
 
-@pytest.mark.parametrize("warehouse", ENGINES, indirect=True)
+@pytest.mark.parametrize("warehouse", [*ENGINES, "duckdb-json"], indirect=True)
 def test_the_excel_example_checks_its_json_address(warehouse):
     """datacontract-cli's Excel example: `address` (physicalType JSON) with required street,
     city and country, on the physical table `shipments_v1`."""
@@ -333,12 +336,12 @@ TYPED_ROWS: list[dict[str, Any] | None] = [
 ]
 
 
-@pytest.mark.parametrize("warehouse", ["postgres", "mysql"], indirect=True)
+@pytest.mark.parametrize("warehouse", ["postgres", "mysql", "duckdb-json"], indirect=True)
 def test_json_leaves_are_read_as_their_declared_type(warehouse, tmp_path):
     """A JSON leaf of an integer or boolean property is read only where the document holds a
     JSON number or boolean; a string "7" or "true" reads as NULL, never cast. A key with a
-    double quote and a backslash is escaped in MariaDB's path, a literal of its own in
-    PostgreSQL's."""
+    double quote and a backslash is escaped in MariaDB's and DuckDB's paths, a literal of its
+    own in PostgreSQL's."""
     path = tmp_path / "typed.yaml"
     path.write_text(TYPED_CONTRACT, encoding="utf-8")
     report = check(warehouse("nf_docs", Column("doc", {}, TYPED_ROWS)), path)
