@@ -136,7 +136,7 @@ def _as_tuple(spec: Spec, value: dict[str, Any] | None) -> tuple[Any, ...] | Non
 def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """build(table, column) → the endpoint of a fresh table (id, column) on the engine under
     test: STRUCT on DuckDB and Spark, jsonb on PostgreSQL, JSON on MariaDB and SQLite, and a
-    DuckDB JSON column for `duckdb-json`."""
+    DuckDB JSON and a PostgreSQL json (not jsonb) column for `duckdb-json`, `postgres-json`."""
     engine, json_column = str(request.param).removesuffix("-json"), \
         str(request.param).endswith("-json")
     cleanups: list[Any] = []
@@ -176,7 +176,8 @@ def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
                 admin.stop()
             return parse_url(f"{spark.url};schema={spark.database}")
         server = request.getfixturevalue(engine)
-        kind, marker = ("JSONB", "%s::jsonb") if engine == "postgres" else ("JSON", "%s")
+        kind, marker = ("JSON", "%s") if engine != "postgres" else \
+            ("JSON", "%s::json") if json_column else ("JSONB", "%s::jsonb")
         server.execute(f"DROP TABLE IF EXISTS {quoted_table}",
                        f"CREATE TABLE {quoted_table} (id INTEGER, {quoted_column} {kind})")
         cleanups.append(lambda: server.execute(f"DROP TABLE IF EXISTS {quoted_table}"))
@@ -245,7 +246,7 @@ def test_the_pydantic_example_passes_on_complete_addresses(warehouse):
 SHIPMENTS = "schema[shipments].properties[address]"
 
 
-@pytest.mark.parametrize("warehouse", [*ENGINES, "duckdb-json"], indirect=True)
+@pytest.mark.parametrize("warehouse", [*ENGINES, "duckdb-json", "postgres-json"], indirect=True)
 def test_the_excel_example_checks_its_json_address(warehouse):
     """datacontract-cli's Excel example: `address` (physicalType JSON) with required street,
     city and country, on the physical table `shipments_v1`."""
@@ -354,3 +355,42 @@ def test_json_leaves_are_read_as_their_declared_type(warehouse, tmp_path):
         "flag-true": (Status.FAILED, 3),  # "true", false and the absent key
         f'{doc}.properties[q"\\k].logicalTypeOptions.minimum': (Status.FAILED, 1),  # 999
     }
+
+
+MISSING_CONTRACT = textwrap.dedent("""\
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: missing-field
+    version: 1.0.0
+    status: active
+    schema:
+      - name: Orders
+        properties:
+          - name: shipping_address
+            logicalType: object
+            properties:
+              - name: cty
+                quality:
+                  - {id: cty-nulls, metric: nullValues, mustBe: 0}
+              - name: city
+                quality:
+                  - {id: city-nulls, metric: nullValues, mustBe: 0}
+    """)
+
+
+@pytest.mark.parametrize("warehouse", ["duckdb", "spark", "postgres"], indirect=True)
+def test_a_missing_field_is_a_missing_column_in_a_struct_and_null_in_json(warehouse, tmp_path):
+    """A struct's catalog type lists its fields: a field it lacks is `inconclusive` with the
+    closest one named, and the other rules of the scan still run. A JSON document has no such
+    list: the absent key is NULL in every row."""
+    path = tmp_path / "missing.yaml"
+    path.write_text(MISSING_CONTRACT, encoding="utf-8")
+    endpoint = warehouse("Orders", _addresses(ADDRESSES))
+    by_key = {r.key: r for r in check(endpoint, path).results}
+    assert (by_key["city-nulls"].status, by_key["city-nulls"].value) == (Status.FAILED, 2)
+    typo = by_key["cty-nulls"]
+    if endpoint.engine == "postgres":
+        assert (typo.status, typo.value) == (Status.FAILED, 5)
+    else:
+        assert (typo.status, typo.diagnostic.code) == (Status.INCONCLUSIVE, "missing-column")
+        assert typo.diagnostic.message.endswith("no field 'cty'; did you mean 'city'?")
