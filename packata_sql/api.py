@@ -20,12 +20,13 @@ from packata_sql import engines
 from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.contracts import official
 from packata_sql.contracts.formats import Declared, read_declaration
-from packata_sql.contracts.model import Category, Contract, Finding
+from packata_sql.contracts.model import Category, Contract, Finding, Rule
 from packata_sql.contracts.official import Problem, distinct
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.errors import DeclarationError, UsageError
 from packata_sql.plans.compiler import Compiled, compile_contract
+from packata_sql.plans.gate import DEFAULT_DIALECTS as GATE_DIALECTS
 from packata_sql.report import Report, Selection
 from packata_sql.run.inspect import Diagnosis
 from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
@@ -34,10 +35,11 @@ from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, 
 
 __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "CheckRequest", "Linted", "Plans", "check", "check_endpoint", "compile", "contract_dialect",
-    "contract_problems", "dialect_name", "doctor", "lint", "load", "load_source", "resolve_endpoint",
-    "schema_problems", "snapshot",
-    "COMPILE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis", "Endpoint", "Finding", "Problem",
-    "Progress", "Report",
+    "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
+    "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
+    "snapshot",
+    "COMPILE_DIALECTS", "GATE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis",
+    "Endpoint", "Finding", "Problem", "Progress", "Report", "Rule",
 ]
 
 ODCS_BETWEEN = ("exclusive", "inclusive")
@@ -154,11 +156,23 @@ class CheckRequest:
     progress: Callable[[Progress], None] | None = None
     on_error: Callable[[str, str, str | None], None] | None = None
     on_samples: Callable[[str, str], None] | None = None
-    #: Compiles the contract instead of `compile_contract` (the dbt manifest's relations).
-    compiler: Callable[..., Compiled] | None = None
+    #: A dbt project directory (`--dbt-project`): only the models dbt built in its last
+    #: invocation are checked, each object on its model's relation (docs/dbt.md).
+    dbt_project: str | None = None
 
 
 _REQUEST_FIELDS = frozenset(f.name for f in fields(CheckRequest))
+
+
+def parse_parameters(raw: Iterable[str]) -> dict[str, object]:
+    """`NAME[:TYPE]=VALUE` texts (`--param`) as the typed values `CheckRequest.parameters`
+    binds; a malformed one raises `UsageError` saying how to write it."""
+    from packata_sql.authored.parameters import ParameterError, parse_parameter
+
+    try:
+        return dict(parse_parameter(text) for text in raw)
+    except ParameterError as error:
+        raise UsageError(str(error)) from None
 
 
 def check(contract_or_plans: Contract | Plans, url: str | Endpoint | None = None, *,
@@ -195,17 +209,22 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
     categories = _categories(request.categories) if request.categories is not None \
         else (plans.categories if plans else None)
     names = frozenset((*request.parameters, OBSERVATION_PARAMETER))
-    reusable = (plans is not None and with_drift is contract and request.compiler is None
+    reusable = (plans is not None and with_drift is contract and request.dbt_project is None
                 and plans.prefix == endpoint.schema and plans.select == select
                 and plans.categories == categories
                 and (plans.parameters == names or (plans.parameters is None
                      and all(set(p.parameters) <= names for p in plans.compiled.sql_plans))))
     if plans is not None and reusable:
         compiled = plans.compiled
-    elif request.compiler is not None:
+    elif request.dbt_project is not None:
+        from packata_sql.contracts.dbt_manifest import relations
+        from packata_sql.plans.relations import compile_on_relations
+
         _known_selection(with_drift, select)
-        compiled = request.compiler(with_drift, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                    select=select, parameters=names, categories=categories)
+        compiled = compile_on_relations(
+            with_drift, get_dialect(endpoint.engine),
+            relations(with_drift, request.dbt_project, endpoint.schema),
+            select=select, parameters=names, categories=categories)
     else:
         compiled = compile(with_drift, endpoint.engine, schema=endpoint.schema, select=select,
                            categories=categories, parameters=request.parameters).compiled
@@ -457,3 +476,33 @@ def snapshot(endpoint: str | Endpoint, objects: Sequence[str], *,
     resolved = endpoint if isinstance(endpoint, Endpoint) else \
         resolve_endpoint(NO_CONTRACT, endpoint, None, trust_environment)
     return read_snapshot(resolved, objects, trust_environment=trust_environment)
+
+
+# --- the dbt gate ----------------------------------------------------------------------------
+
+
+def gate_plan(contract: Contract, contract_text: bytes, object_name: str, model: str,
+              dialects: Sequence[str], findings: list[Finding] | None = None) -> dict[str, Any]:
+    """The dbt gate's plan for one contract object mapped to one dbt model (format
+    `packata-sql/dbt-plan@1`): each rule compiled per dialect with the relation left as gaps
+    the runtime fills with `this`. The compiler's findings are added to `findings`."""
+    from packata_sql.plans.gate import plan_document
+
+    return plan_document(contract, contract_text, object_name, model, dialects, findings)
+
+
+def gate_rules(contract: Contract, object_name: str) -> list[Rule]:
+    """The object's rules the dbt gate runs: every row-reading rule (catalog checks need a
+    session: `check --dbt-project` runs them)."""
+    from packata_sql.plans import gate
+
+    return gate.gate_rules(contract, object_name)
+
+
+def gate_login_checks() -> Mapping[str, str]:
+    """The SQL the dbt runtime runs before any SQL rule where the adapter's engine has escape
+    routes, the same questions a session asks: `risky_login` (a route out of read-only mode)
+    and `unfollowed_calls`."""
+    from packata_sql.sessions.postgres_routes import any_route_sql, unfollowed_calls_sql
+
+    return {"risky_login": any_route_sql(), "unfollowed_calls": unfollowed_calls_sql()}

@@ -172,10 +172,10 @@ def test_derived_lists_equal_the_registry():
 
 #: Where an engine's name may appear outside the registry and the engine's own modules.
 JUSTIFIED = {
-    ("packata_sql/dbt/plan.py", "duckdb"): "dbt adapter types and the default adapters",
-    ("packata_sql/dbt/plan.py", "postgres"): "dbt adapter types and the default adapters",
+    ("packata_sql/plans/gate.py", "duckdb"): "dbt adapter types and the default adapters",
+    ("packata_sql/plans/gate.py", "postgres"): "dbt adapter types and the default adapters",
     ("packata_sql/demo/__init__.py", "duckdb"): "the demo warehouse is a DuckDB file",
-    ("packata_sql/cli/lint.py", "duckdb"): "lint's dialect when a contract names no server",
+    ("packata_sql/api.py", "duckdb"): "lint's dialect when a contract names no server",
     ("packata_sql/dialects/regex.py", "postgres"): "the name of a regex flavor",
     ("packata_sql/sessions/mysql.py", "mssql"): "a MySQL sql_mode (MSSQL)",
     ("packata_sql/sessions/mysql.py", "postgresql"): "a MySQL sql_mode (POSTGRESQL)",
