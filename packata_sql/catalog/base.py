@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -20,7 +20,8 @@ from packata_sql.catalog.holding import (
 )
 from packata_sql.catalog.temporal import not_temporal, offset_instant
 from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family, Layout, number_literal
+from packata_sql.dialects.fields import field_reference, struct_field
 from packata_sql.values import format_value
 
 UNITS = ("rows", "percent")
@@ -86,6 +87,23 @@ class MeasureContext:
     #: Physical column → the IANA zone its values without a zone are read in (the property's
     #: `logicalTypeOptions.defaultTimezone`); UTC where not declared.
     zones: Mapping[str, str] = field(default_factory=dict)
+    #: The rule being rendered measures a nested property: its column → the physical field
+    #: path inside it and the leaf's declared logicalType (`with_fields`).
+    fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    declared_leaf: Mapping[str, str | None] = field(default_factory=dict)
+
+    def with_fields(self, column: str, fields: tuple[str, ...],
+                    declared: str | None) -> MeasureContext:
+        """The context for one rule on a nested property: `column(column)` is then the field."""
+        return replace(self, fields={column: fields}, declared_leaf={column: declared})
+
+    def layout(self, name: str) -> Layout:
+        """How the column holds the rule's fields; raises TypeMismatch where it holds none."""
+        native = self.native_types.get(name)
+        found = self.dialect.field_layout(native)
+        if found is None:
+            raise TypeMismatch
+        return found
 
     def take_notes(self) -> list[str]:
         taken = list(self.notes)
@@ -94,6 +112,8 @@ class MeasureContext:
 
     def held(self, name: str) -> ColumnType | None:
         """What the column's native type holds, on engines whose cells follow it."""
+        if name in self.fields:
+            return None  # the leaf's own type is not read to this precision
         native = self.native_types.get(name)
         if native is None or self.dialect.dynamic_typing:
             return None
@@ -118,11 +138,42 @@ class MeasureContext:
             return exp.true() if bound else exp.false()
         return op(this=column, expression=number_literal(bound))
 
-    def column(self, name: str) -> exp.Column:
-        return self.dialect.column(name)
+    def column(self, name: str) -> exp.Expr:
+        """The column, or the rule's nested field inside it (dialects/fields.py)."""
+        path = self.fields.get(name)
+        if path is None:
+            return self.dialect.column(name)
+        return field_reference(self.dialect, name, path, layout=self.layout(name),
+                               leaf=self.family(name))
+
+    def enclosing(self, name: str) -> exp.Expr | None:
+        """Non-NULL exactly where the object holding the rule's nested field exists; None for
+        a top-level column. A nested `required` counts missing fields only there."""
+        path = self.fields.get(name)
+        if path is None:
+            return None
+        return self.dialect.nested_object(self.dialect.column(name), path[:-1],
+                                          self.layout(name))
 
     def family(self, name: str) -> Family | None:
-        return self.families.get(name)
+        path = self.fields.get(name)
+        if path is None:
+            return self.families.get(name)
+        return self._leaf_family(name, path)
+
+    def _leaf_family(self, name: str, path: tuple[str, ...]) -> Family | None:
+        """A struct field's family as its catalog type says (the declared logicalType before
+        a catalog is read); a JSON leaf is read as its declared type (docs/formats.md)."""
+        if self.dialect.dynamic_typing:
+            return Family.DYNAMIC
+        declared = logical_family(self.declared_leaf.get(name))
+        native = self.native_types.get(name)
+        if self.layout(name) is Layout.STRUCT:
+            found = struct_field(native, path, self.dialect) if native is not None else None
+            return found.family if found is not None and found.found else declared
+        if declared in (Family.NUMBER, Family.BOOLEAN, Family.OTHER):
+            return declared
+        return Family.TEXT
 
     def key(self, name: str) -> exp.Expr:
         """A column as a byte-exact key, where collations could otherwise merge values."""

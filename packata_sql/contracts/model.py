@@ -89,6 +89,15 @@ class Target:
     #: without one, a missing name is read as the engine reads an unquoted identifier.
     exact_object: bool = False
     exact_property: bool = False
+    #: A nested property reached through `object` properties: the physical field names inside
+    #: `physical_property`, outermost first. Empty for a top-level property and for anything
+    #: under array `items` or a `map`, which is never flattened implicitly.
+    fields: tuple[str, ...] = ()
+
+    @property
+    def unreachable(self) -> bool:
+        """Nested, yet not a field of a struct or JSON column: array items or map entries."""
+        return self.nested and not self.fields
 
 
 @dataclass(frozen=True)
@@ -221,7 +230,8 @@ class Server:
 
 @dataclass(frozen=True)
 class SchemaProperty:
-    """One declared top-level property and what its schema says about permitted data."""
+    """One declared property (top-level, or a field nested in one through `object`
+    properties) and what its schema says about permitted data."""
 
     name: str
     physical: str
@@ -245,6 +255,10 @@ class SchemaProperty:
     #: Declarations that cannot be checked as written (`required: "yes"`, a misspelt key), each
     #: with its finding: each becomes a skipped rule, never a silent drop.
     problems: tuple[tuple[str, Finding], ...] = ()
+    #: A nested property: its logical names from the top-level property down (the rule keys
+    #: keep them), and its physical field names inside the top-level column `physical`.
+    names: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
 
     def line_of(self, declaration: str) -> int | None:
         return dict(self.lines).get(declaration) or self.line

@@ -87,6 +87,14 @@ class _Scope:
     nested: bool = False
     exact_object: bool = False
     exact_property: bool = False
+    #: Physical field names inside `physical_property` (Target.fields); empty at the top
+    #: level and anywhere under array items or a map.
+    fields: tuple[str, ...] = ()
+
+    @property
+    def holds_fields(self) -> bool:
+        """Whether properties below this one are fields of its column (not array items)."""
+        return not self.nested or bool(self.fields)
 
 
 @dataclass
@@ -346,8 +354,10 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             reader.findings.append(Finding("invalid-property", "a property must be a mapping",
                                            where, line=reader.line(yaml_path)))
             continue
+        # A field of a struct or JSON column reads its constraints as a column does.
+        holds_constraints = top_level or parent.holds_fields
         unknown = reader.warn_unknown(prop, "property", where, yaml_path,
-                                      misspelt_constraints(prop) if top_level else ())
+                                      misspelt_constraints(prop) if holds_constraints else ())
         name = _text(prop.get("name"))
         if not name:
             reader.findings.append(Finding("missing-name", "a property needs a 'name'", where,
@@ -365,9 +375,13 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             exact_object=parent.exact_object,
             exact_property=bool(_text(prop.get("physicalName"))) if top_level
             else parent.exact_property,
+            fields=(*parent.fields, _text(prop.get("physicalName")) or name)
+            if not top_level and holds_constraints and name else (),
         )
         _read_quality(reader, prop, scope)
-        if not top_level:
+        if scope.fields:
+            _nested_constraint_rules(reader, prop, scope)
+        elif not top_level:
             nested_constraints(reader.findings, reader.line, prop, where, yaml_path)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
@@ -378,6 +392,34 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             else:
                 _read_properties(reader, prop.get(misspelt), scope, top_level=False,
                                  key=misspelt)
+
+
+def _nested_constraint_rules(reader: _Reader, prop: Mapping[str, Any], scope: _Scope) -> None:
+    """What a field of a struct or JSON column declares becomes rules as a column's would,
+    keyed by its logical path; its presence and types are not looked up in the catalog,
+    which lists the column, not its fields (docs/formats.md)."""
+    declared = schema_property(reader.line, prop, scope.yaml_path, scope.index_path)
+    if declared.primary_key:
+        reader.findings.append(Finding(
+            "nested-property-not-supported", "primaryKey on a nested field is not checked: "
+            "a key is made of columns", scope.index_path, Level.WARNING,
+            line=reader.line((*scope.yaml_path, "primaryKey"))))
+    typed = [key for key in ("logicalType", "physicalType") if prop.get(key) is not None]
+    if typed:
+        reader.findings.append(Finding(
+            "nested-type-not-checked", f"{' and '.join(typed)} of a nested field are not "
+            "checked: the catalog lists the column, not the fields inside it",
+            scope.index_path, Level.INFO, line=reader.line((*scope.yaml_path, typed[0]))))
+    field_property = replace(declared, physical=scope.physical_property or "",
+                             exact=scope.exact_property, primary_key=False,
+                             names=scope.property_path, fields=scope.fields)
+    if not scope.object_name or not scope.physical_property:
+        return
+    shadow = SchemaObject(scope.object_name, scope.physical_object, (field_property,),
+                          exact=scope.exact_object)
+    rules, findings = constraint_rules(shadow, reader.keys)
+    reader.rules.extend(rules)
+    reader.findings.extend(findings)
 
 
 def _read_map(reader: _Reader, raw: object, parent: _Scope) -> None:
@@ -444,7 +486,7 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
                     scope.physical_property, scope.logical_type, scope.nested,
-                    scope.exact_object, scope.exact_property)
+                    scope.exact_object, scope.exact_property, scope.fields)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))

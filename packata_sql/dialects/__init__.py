@@ -27,6 +27,16 @@ class Family(Enum):
     DYNAMIC = "dynamic"  # any cell may hold any type (SQLite): guard each comparison at run time
 
 
+class Layout(Enum):
+    """How a column holds named fields, for a nested property (docs/formats.md, "Nested
+    properties"): typed fields (DuckDB and Spark STRUCT, PostgreSQL composite types) or a JSON
+    document (PostgreSQL jsonb/json, MariaDB JSON, SQLite JSON1)."""
+
+    STRUCT = "struct"
+    JSON = "json"
+    JSON_TEXT = "json-text"  # PostgreSQL `json` (not `jsonb`): the same paths, json_ functions
+
+
 class Dialect:
     """Base rendering rules; one subclass per engine overrides what differs."""
 
@@ -218,6 +228,31 @@ class Dialect:
         """Whether the column's cells are instants (`timestamp with time zone`), not wall-clock
         readings that need a zone."""
         return False
+    #: How a nested property's column holds its fields when no catalog has said (`compile`);
+    #: None: the engine has no structured columns packata-sql reads.
+    nested_layout: Layout | None = None
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        """How a column of this catalog type holds named fields; None when it holds none (a
+        nested property on it cannot be measured). `None` type: not read, the default."""
+        return self.nested_layout if native_type is None else None
+
+    def field_problem(self, name: str) -> str | None:
+        """Why a field of this name cannot be addressed exactly on this engine, if it cannot."""
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        """The value of the field at `fields` inside `column` (fields.field_reference); NULL
+        where the column or an object on the way is NULL or lacks the field. `leaf`: the
+        family a JSON leaf is read as (typed extraction)."""
+        raise NotImplementedError
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        """Non-NULL exactly where the object at `fields` inside `column` (the column itself
+        for no fields) exists: a JSON null, scalar or array is no object."""
+        raise NotImplementedError
 
     def boolean_valued(self, sql: str, column_type: str) -> bool:
         """Whether an authored query's one column, although its cell arrives as an integer, is

@@ -6,7 +6,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, call, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
+from packata_sql.dialects.fields import bracket_path, json_path
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
 
@@ -102,6 +103,40 @@ class DuckDB(Dialect):
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").upper()
         return "WITH TIME ZONE" in name or name.startswith("TIMESTAMPTZ")
+    nested_layout = Layout.STRUCT
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.upper().startswith("STRUCT("):
+            return Layout.STRUCT
+        if native_type.upper() == "JSON":
+            return Layout.JSON
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return bracket_path(column, fields)
+        path = exp.Literal.string(json_path(fields))
+        text = exp.Anonymous(this="json_extract_string", expressions=[column, path])
+        # DuckDB reads a JSON number as BIGINT, UBIGINT or DOUBLE: compared as DOUBLE.
+        typed = {Family.NUMBER: (("BIGINT", "UBIGINT", "DOUBLE"), "DOUBLE"),
+                 Family.BOOLEAN: (("BOOLEAN",), "BOOLEAN")}
+        if leaf not in typed:
+            return text  # any other leaf compares as its text (a JSON string unquoted)
+        json_types, sql_type = typed[leaf]
+        kind = exp.Anonymous(this="json_type", expressions=[column.copy(), path.copy()])
+        return exp.Case().when(
+            exp.In(this=kind, expressions=[exp.Literal.string(t) for t in json_types]),
+            exp.Cast(this=text, to=exp.DataType.build(sql_type)))
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return bracket_path(column, fields)  # a NULL struct is NULL
+        kind = exp.Anonymous(this="json_type", expressions=[
+            column, exp.Literal.string(json_path(fields))])
+        return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
+                               exp.Literal.number(1))
 
     def family(self, type_name: str) -> Family:
         name = type_name.upper()

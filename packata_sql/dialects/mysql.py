@@ -9,8 +9,9 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, call, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
 from packata_sql.dialects.boolean_result import projection_is_boolean
+from packata_sql.dialects.fields import json_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -162,6 +163,41 @@ class MySQL(Dialect):
 
     def holds_instants(self, native_type: str | None) -> bool:
         return (native_type or "").strip().lower().startswith("timestamp")
+    nested_layout = Layout.JSON
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.lower() == "json" \
+                or self.family(native_type) is Family.TEXT:
+            return Layout.JSON  # MariaDB's JSON is LONGTEXT: any text column may hold JSON
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        path = exp.Literal.string(json_path(fields))
+        text = exp.Anonymous(this="JSON_VALUE", expressions=[column, path])
+        if leaf not in (Family.NUMBER, Family.BOOLEAN, Family.OTHER):
+            return text  # any other leaf compares as its text (a JSON string unquoted)
+        kind = _json_type(column.copy(), path.copy())
+        if leaf is Family.OTHER:  # an object or array: JSON_VALUE reads scalars only
+            document = exp.Anonymous(this="JSON_EXTRACT", expressions=[column.copy(),
+                                                                       path.copy()])
+            return exp.Case().when(exp.NEQ(this=kind, expression=exp.Literal.string("NULL")),
+                                   document)
+        if leaf is Family.NUMBER:
+            json_types: tuple[str, ...] = ("INTEGER", "UNSIGNED INTEGER", "DOUBLE", "DECIMAL")
+            value: exp.Expr = exp.Cast(this=text, to=exp.DataType.build("DECIMAL(65, 30)"))
+        else:  # MariaDB's JSON_VALUE reads true as '1', MySQL's as 'true'
+            json_types = ("BOOLEAN",)
+            value = exp.In(this=text, expressions=[exp.Literal.string("1"),
+                                                   exp.Literal.string("true")])
+        return exp.Case().when(exp.In(this=kind, expressions=[
+            exp.Literal.string(t) for t in json_types]), value)
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        kind = _json_type(column, exp.Literal.string(json_path(fields)))
+        return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
+                               exp.Literal.number(1))
 
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""
@@ -187,3 +223,10 @@ class MySQL(Dialect):
         if not code.isdigit() or int(code) not in _INTEGER or size != "1":
             return False
         return projection_is_boolean(sql, self.sqlglot_name) is not False
+
+
+def _json_type(column: exp.Expr, path: exp.Expr) -> exp.Expr:
+    """`JSON_TYPE(JSON_EXTRACT(col, path))`: OBJECT, ARRAY, STRING, INTEGER, … (NULL where
+    the path is absent)."""
+    found = exp.Anonymous(this="JSON_EXTRACT", expressions=[column, path])
+    return exp.Anonymous(this="JSON_TYPE", expressions=[found])

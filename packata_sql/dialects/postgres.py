@@ -6,7 +6,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, temporal_kind
+from packata_sql.dialects.facts import type_base
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import Flavor, skeleton
 
@@ -119,6 +120,43 @@ class Postgres(Dialect):
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").lower()
         return "with time zone" in name or name.startswith("timestamptz")
+    nested_layout = Layout.JSON
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type == "jsonb":
+            return Layout.JSON
+        if native_type == "json":
+            return Layout.JSON_TEXT
+        if native_type.endswith("]") or type_base(native_type, self) in TYPE_NAMES:
+            return None  # an array or a scalar built-in type
+        return Layout.STRUCT  # a user-defined type: read as a composite type's attributes
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return _attributes(column, fields)
+        prefix = "json" if layout is Layout.JSON_TEXT else "jsonb"
+        keys = [exp.Literal.string(name) for name in fields]
+        text = exp.Anonymous(this=f"{prefix}_extract_path_text", expressions=[column, *keys])
+        typed = {Family.NUMBER: ("number", "NUMERIC"), Family.BOOLEAN: ("boolean", "BOOLEAN")}
+        if leaf not in typed:
+            return text  # any other leaf compares as its text (a JSON string unquoted)
+        json_type, sql_type = typed[leaf]
+        value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[column.copy(), *keys])
+        is_typed = exp.EQ(this=exp.Anonymous(this=f"{prefix}_typeof", expressions=[value]),
+                          expression=exp.Literal.string(json_type))
+        return exp.Case().when(is_typed, exp.Cast(this=text, to=exp.DataType.build(sql_type)))
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return _attributes(column, fields) if fields else column
+        prefix = "json" if layout is Layout.JSON_TEXT else "jsonb"
+        value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[
+            column, *(exp.Literal.string(name) for name in fields)]) if fields else column
+        is_object = exp.EQ(this=exp.Anonymous(this=f"{prefix}_typeof", expressions=[value]),
+                           expression=exp.Literal.string("object"))
+        return exp.Case().when(is_object, exp.Literal.number(1))
 
     def family(self, type_name: str) -> Family:
         name = type_name.lower()
@@ -131,3 +169,11 @@ class Postgres(Dialect):
         if name in _TEMPORAL:
             return Family.TEMPORAL
         return Family.OTHER
+
+
+def _attributes(column: exp.Expr, fields: tuple[str, ...]) -> exp.Expr:
+    """`("col")."a"."b"`: a composite type's attributes, each name quoted on its own."""
+    found: exp.Expr = exp.paren(column, copy=False)
+    for name in fields:
+        found = exp.Dot(this=found, expression=exp.Identifier(this=name, quoted=True))
+    return found

@@ -20,7 +20,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, call, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
+from packata_sql.dialects.fields import bracket_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -112,6 +113,20 @@ class Spark(Dialect):
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").strip().lower()
         return name.startswith("timestamp") and not name.startswith("timestamp_ntz")
+    nested_layout = Layout.STRUCT
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.strip().lower().startswith("struct<"):
+            return Layout.STRUCT
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        return bracket_path(column, fields)
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        return bracket_path(column, fields)
 
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()

@@ -66,13 +66,22 @@ class Plan:
     parameters: tuple[str, ...] = ()
     #: The zone each column's values without one are read in (`defaultTimezone`; UTC if None).
     declared_zones: tuple[str | None, ...] = ()
+    #: A rule on a nested property: the physical field path inside `columns[0]`.
+    fields: tuple[str, ...] = ()
 
     @property
     def percent(self) -> bool:
         return self.rule.unit == "percent"
 
+    def context(self, context: MeasureContext) -> MeasureContext:
+        """The object's context as this plan reads it: its nested field, if it has one."""
+        if not self.fields:
+            return context
+        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type)
+
     def count(self, context: MeasureContext) -> exp.Expr:
         """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
+        context = self.context(context)
         if isinstance(self.library, Constraint):
             assert isinstance(self.handler, ConstraintHandler)
             return self.handler.count(self.rule, self.library, context, self.columns)
@@ -233,8 +242,9 @@ def _compile_rule(
         return None, [site.finding("dialect-not-supported",
                                    f"library metrics are not rendered for {dialect.name} yet")]
     if rule.target.nested:
-        return None, [site.finding("nested-property-not-supported",
-                                   "quality on nested properties and array items is not executed yet")]
+        problems = nested_problems(rule, dialect, site)
+        if problems:
+            return None, problems
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
     return _row_plan(rule, handler, definition, contract, dialect,
@@ -273,8 +283,13 @@ def _row_plan(
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
     zones = tuple(_declared_zone(schema, column) for column in columns)
+    fields = rule.target.fields
+    if fields and columns != (rule.target.physical_property,):
+        return None, [*problems, site.finding(
+            "nested-property-not-supported",
+            "a measurement across several columns is not made on a nested field yet")]
     return Plan(rule, handler, definition, segments, columns, declared, physical,
-                declared_zones=zones), problems
+                declared_zones=zones, fields=fields), problems
 
 
 class _Checks(Protocol):
@@ -311,6 +326,9 @@ def _compile_constraint(
             return (CatalogPlan(rule, constraint, segments, rows) if rows else None), problems
         return CatalogPlan(rule, constraint, segments), []
     handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
+    problems = nested_problems(rule, dialect, site) if rule.target.nested else []
+    if problems:
+        return None, problems
     if handler is None:
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
@@ -342,6 +360,25 @@ def _compile_expressif(
     physical = tuple(_declared_physical(schema, column) for column in compiled.columns)
     return Plan(compiled.rule, compiled.handler, compiled.definition, segments, compiled.columns,
                 declared, physical, compiled.bindings, compiled.parameters), problems
+
+
+def nested_problems(rule: Rule, dialect: Dialect, site: Site) -> list[Finding]:
+    """Why a rule on a nested property cannot be measured on this engine (none when it can):
+    array items are never flattened implicitly, and a field is only read where the engine
+    has structured columns and can address its name exactly (docs/formats.md)."""
+    target = rule.target
+    if target.unreachable:
+        return [site.finding(
+            "array-items-not-flattened",
+            "a rule inside array items or map entries is not executed: packata-sql never "
+            "flattens arrays implicitly (write a SQL rule that unnests them)")]
+    if dialect.nested_layout is None:
+        return [site.finding("nested-property-not-supported",
+                             f"nested fields are not read on {dialect.name}")]
+    refused = next((p for p in map(dialect.field_problem, target.fields) if p), None)
+    if refused:
+        return [site.finding("nested-property-not-supported", refused)]
+    return []
 
 
 def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:
@@ -383,7 +420,9 @@ def _compile_sql(
     if too_long:
         return None, too_long
     bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
-    findings = [site.finding(p.code, p.message) for p in problems]
+    findings = [site.finding(p.code, _NESTED_PROPERTY if target.nested
+                             and p.code == "property-placeholder-without-property"
+                             else p.message) for p in problems]
     if bound is None:
         return None, findings
     missing = sorted(set(bound.parameters) - parameters) if parameters is not None else []
@@ -392,6 +431,10 @@ def _compile_sql(
             "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
         )]
     return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+_NESTED_PROPERTY = ("'{property}' names a column, and this rule is on a nested field: write the "
+                    "field's path in the query, or declare the rule on the top-level property")
 
 
 def _compile_predicate(

@@ -211,9 +211,9 @@ def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Fami
     or DYNAMIC on an engine where any cell may hold any type."""
     from packata_sql.catalog.base import logical_family
 
-    return {
+    return {  # a nested field's own family is its context's (MeasureContext.family)
         name: Family.DYNAMIC if dialect.dynamic_typing else logical_family(declared)
-        for plan in plans
+        for plan in plans if not plan.fields
         for name, declared in zip(plan.columns, plan.declared_types, strict=True)
     }
 
@@ -224,7 +224,7 @@ def declared_native_types(plans: Sequence[Plan], dialect: Dialect) -> dict[str, 
     if dialect.dynamic_typing:
         return {}
     # strict=False: a plan built without declared physical types (tests, tools) has none.
-    return {name: physical for plan in plans
+    return {name: physical for plan in plans if not plan.fields
             for name, physical in zip(plan.columns, plan.declared_physical, strict=False)
             if physical}
 
@@ -233,14 +233,17 @@ INSPECT_LIMIT = 20
 
 
 def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
-                  families: Mapping[str, Family | None]) -> exp.Select | None:
-    """The handler's query listing offending keys, or None (a row count blames no row)."""
+                  families: Mapping[str, Family | None],
+                  native_types: Mapping[str, str] | None = None) -> exp.Select | None:
+    """The handler's query listing offending keys, or None (a row count blames no row).
+    `native_types`: the catalog's, so a nested field reads as the scan read it."""
     from packata_sql.catalog import MetricHandler
     from packata_sql.catalog.constraints import ConstraintHandler
     from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
     from packata_sql.contracts.model import Library
 
-    context = MeasureContext(dialect, dialect.table(segments), families)
+    context = plan.context(MeasureContext(dialect, dialect.table(segments), families,
+                                          {} if native_types is None else native_types))
     try:
         if isinstance(plan.library, Library):
             assert isinstance(plan.handler, MetricHandler)

@@ -12,7 +12,8 @@ from typing import Any
 from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.catalog.expressif_rules import ExpressifRule
 from packata_sql.contracts.model import Latency
-from packata_sql.dialects import Family
+from packata_sql.dialects import Family, Layout
+from packata_sql.dialects.fields import struct_field
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
 from packata_sql.report import RuleResult, Status, result_of
@@ -85,7 +86,9 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         else:
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
-    natives = _CatalogTypes(session, segments, families)
+    natives = _CatalogTypes(session, segments, families,
+                            {plan.columns[0] for plan in runnable if plan.fields})
+    runnable = _present_fields(state, session, runnable, natives)
     for scan in plan_scans(segments, runnable, session.dialect, families, natives):
         for finding in scan.findings():
             if finding not in state.notes:
@@ -104,13 +107,15 @@ class _CatalogTypes(Mapping[str, str]):
     an object without one costs no catalog read."""
 
     def __init__(self, session: Session, segments: tuple[str, ...],
-                 families: dict[str, Family]) -> None:
+                 families: dict[str, Family], structured: set[str]) -> None:
         self._session, self._segments, self._families = session, segments, families
+        self._structured = structured  # columns holding a rule's nested field
         self._read: dict[str, str] | None = None
 
     def _types(self) -> dict[str, str]:
         if self._read is None:
-            self._read = _native_types(self._session, self._segments, self._families)
+            self._read = _native_types(self._session, self._segments, self._families,
+                                       self._structured)
         return self._read
 
     def __getitem__(self, name: str) -> str:
@@ -124,11 +129,11 @@ class _CatalogTypes(Mapping[str, str]):
 
 
 def _native_types(session: Session, segments: tuple[str, ...],
-                  families: dict[str, Family]) -> dict[str, str]:
+                  families: dict[str, Family], structured: set[str]) -> dict[str, str]:
     """One catalog read of the object's columns (shared with its catalog checks: the session
     keeps the facts); nothing when the catalog cannot say."""
-    wanted = {name for name, family in families.items()
-              if family in (Family.NUMBER, Family.TEMPORAL)}
+    wanted = structured | {name for name, family in families.items()
+                           if family in (Family.NUMBER, Family.TEMPORAL)}
     if not wanted or session.dialect.dynamic_typing:
         return {}
     try:
@@ -182,7 +187,7 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
             from packata_sql.run.triage import triage
 
             result = triage(session, scan.object_segments, plan, families, result,
-                            state.options, state.remaining, state.engine_error)
+                            state.options, state.remaining, state.engine_error, natives)
         state.results[plan.rule.key] = result
 
 
@@ -202,6 +207,23 @@ def scan_values(state: RunState, session: Session,
 
 def _latency(plan: Plan) -> bool:
     return isinstance(plan.rule.definition, Latency)
+def _present_fields(state: RunState, session: Session, plans: list[Plan],
+                    natives: Mapping[str, str]) -> list[Plan]:
+    """A nested field its struct column's catalog type lacks is a missing column: the rule
+    is `inconclusive` with the closest field named, and the scan still runs for the others.
+    A JSON document has no catalog of its keys: an absent key reads as NULL."""
+    present = []
+    for plan in plans:
+        native = natives.get(plan.columns[0]) if plan.fields else None
+        found = None
+        if native is not None and session.dialect.field_layout(native) is Layout.STRUCT:
+            found = struct_field(native, plan.fields, session.dialect)
+        if found is not None and not found.found:
+            state.settle([plan], Status.INCONCLUSIVE, "missing-column",
+                         detail=closest_hint("field", found.missing, found.siblings))
+        else:
+            present.append(plan)
+    return present
 
 
 def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
