@@ -67,7 +67,7 @@ def column_property(fact: ColumnFact, dialect: Dialect) -> StarterProperty:
 def server_entry(endpoint: Endpoint, schema: str | None, folder: Path) -> dict[str, Any]:
     """The server in the shape the ODCS schema accepts for its type: DuckDB `database` (and an
     optional `schema`); SQLite, which ODCS has no type for, `custom` with `format: sqlite` and
-    `path`; PostgreSQL `host`, `port`, `database`, `schema` (all required); MySQL `host`,
+    `path` (Spark: `custom`, `format: spark`, `host`, `port`, `schema`); PostgreSQL `host`, `port`, `database`, `schema` (all required); MySQL `host`,
     `port`, `database` (its schema). A file's path is written relative to the contract's
     folder, which is where `check` reads it from."""
     spec = engines.spec(endpoint.engine)
@@ -82,12 +82,14 @@ def server_entry(endpoint: Endpoint, schema: str | None, folder: Path) -> dict[s
         if schema and spec.url_schema:
             server["schema"] = schema
         return server
+    if spec.custom_server:
+        server.update(type="custom", format=spec.name)
     server.update(host=endpoint.host, port=endpoint.port)
     if spec.schema_is_database:
         server["database"] = schema or endpoint.database
     else:
         server.update(database=endpoint.database, schema=schema)
-    return server
+    return {key: value for key, value in server.items() if value not in ("", None)}
 
 
 def contract_text(objects: Sequence[StarterObject], *, contract_id: str, source: str,
