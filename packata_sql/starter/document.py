@@ -66,10 +66,10 @@ def column_property(fact: ColumnFact, dialect: Dialect) -> StarterProperty:
 
 def server_entry(endpoint: Endpoint, schema: str | None, folder: Path) -> dict[str, Any]:
     """The server in the shape the ODCS schema accepts for its type: DuckDB `database` (and an
-    optional `schema`); SQLite, which ODCS has no type for, `custom` with `format: sqlite` and
-    `path` (Spark: `custom`, `format: spark`, `host`, `port`, `schema`); PostgreSQL `host`, `port`, `database`, `schema` (all required); MySQL `host`,
-    `port`, `database` (its schema). A file's path is written relative to the contract's
-    folder, which is where `check` reads it from."""
+    optional `schema`); SQLite and Spark, which ODCS has no type for, `custom` with `format`
+    (SQLite's `path`; Spark's `host`, `port`, `schema`); PostgreSQL `host`, `port`, `database`,
+    `schema` (all required); MySQL `host`, `port`, `database` (its schema). A file's path is
+    written relative to the contract's folder, which is where `check` reads it from."""
     spec = engines.spec(endpoint.engine)
     server: dict[str, Any] = {"server": "main", "type": spec.server_types[0]}
     if endpoint.engine in FILE_ENGINES:
