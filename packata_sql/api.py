@@ -435,7 +435,7 @@ def _starter(objects: Sequence[Any], label: str, source: str, url: str | None,
             endpoint = parse_url(url)
         except EndpointError as error:
             raise UsageError(str(error)) from None
-        if schema and not endpoint.schema and engines.spec(endpoint.engine).url_schema:
+        if schema and not endpoint.schema:
             endpoint = replace(endpoint, schema=(schema,))
         spec = engines.spec(endpoint.engine)
         if endpoint.engine in engines.of_kind(engines.NETWORK) and not spec.schema_is_database \
