@@ -29,8 +29,9 @@ from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
 from packata_sql.run.runner import run
 from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
 
-__all__ = ["CheckRequest", "Plans", "check", "compile", "contract_dialect", "dialect_name",
-           "load", "load_source", "resolve_endpoint"]
+__all__ = ["CheckRequest", "Plans", "Starter", "check", "compile", "contract_dialect",
+           "dialect_name", "import_dbt", "import_sql", "init_contract", "load", "load_source",
+           "resolve_endpoint"]
 
 ODCS_BETWEEN = ("exclusive", "inclusive")
 
