@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 BINARY = str(Path(sys.executable).with_name("packata-sql"))
 DDL = """CREATE TABLE {s}imp_customers (
@@ -100,3 +101,44 @@ def test_imported_ddl_passes_on_its_tables_and_fails_what_they_refuse(
         "schema[imp_orders].properties[status].quality[0]": 1,
         "schema[imp_orders].properties[customer_id].quality[0]": 1,
     }
+
+
+# Column types as DBAs write them; every declared physicalType and logicalType must hold on
+# the table the DDL builds (serial is an integer NOT NULL; MariaDB's tinyint(1) a boolean).
+TYPES = {
+    "postgres": "CREATE TABLE {s}imp_types (a serial PRIMARY KEY, b bigserial, c text, "
+                "d timestamptz, e varchar, f character varying(20), g numeric, h boolean, "
+                "i jsonb, j uuid, k int4, l float8, m timestamp without time zone, "
+                "n double precision, o smallint, p date, q time, r bytea, s char(3), "
+                "t integer[])",
+    "mysql": "CREATE TABLE {s}imp_types (a int(11) NOT NULL AUTO_INCREMENT, b tinyint(1), "
+             "c datetime, d enum('x','y'), e text, f json, g int unsigned, h decimal(10,2), "
+             "i varchar(20), j bigint, k double, l date, m timestamp NULL, n year, o blob, "
+             "p boolean, q mediumtext, r float, s char(2), PRIMARY KEY (a), "
+             "UNIQUE KEY uq_i (i), KEY idx_j (j)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+}
+
+
+@pytest.mark.parametrize("engine", ["postgres", "mysql"])
+def test_every_common_column_type_round_trips(engine: str, tmp_path: Path,
+                                              request: pytest.FixtureRequest) -> None:
+    server = request.getfixturevalue(engine)
+    schema = _schema(server, f"{os.environ.get('PACKATA_TEST_DB', 'packata_test')}_imp_types")
+    drop = f"SCHEMA {schema} CASCADE" if engine == "postgres" else f"DATABASE {schema}"
+    request.addfinalizer(lambda: server.execute(f"DROP {drop}"))
+    server.execute(TYPES[engine].format(s=f"{schema}."))
+    (tmp_path / "types.sql").write_text(TYPES[engine].format(s="") + ";\n", encoding="utf-8")
+    url = f"{server.reader_url}?schema={schema}" if engine == "postgres" \
+        else server.reader_url.rsplit("/", 1)[0] + f"/{schema}"
+    done = packata("import", "sql", "types.sql", "--dialect", engine, "--url", url, "-o",
+                   "types.yaml", cwd=tmp_path, env={})
+    assert done.returncode == 0, done.stderr
+    [obj] = yaml.safe_load((tmp_path / "types.yaml").read_text(encoding="utf-8"))["schema"]
+    assert all("physicalType" in p for p in obj["properties"])
+    assert obj["properties"][0]["required"] is True  # serial / AUTO_INCREMENT key: NOT NULL
+    assert packata("lint", "types.yaml", cwd=tmp_path, env={}).returncode == 0
+    checked = packata("check", "types.yaml", "--url", url, "--format", "json", "--progress",
+                      "none", cwd=tmp_path, env={})
+    rules = json.loads(checked.stdout)["rules"]
+    assert {r["key"]: r["status"] for r in rules if r["status"] != "passed"} == {}
+    assert sum(r["kind"] == "logicalType" for r in rules) >= 16

@@ -96,7 +96,11 @@ def logical_compatible(logical_type: str, fact: ColumnFact, dialect: Dialect) ->
 
 def declared_family(native: str, dialect: Dialect) -> Family:
     """The family of a type as written in DDL or a dbt manifest, where no catalog answers:
-    sqlglot's own type groups."""
+    the engine's own reading of the name where it has one (MySQL's `tinyint(1)` is a boolean,
+    SQLite's affinities), else sqlglot's type groups."""
+    named = dialect.type_family(native)
+    if named is not Family.OTHER:
+        return named
     parsed = parsed_type(native, dialect)
     kind = parsed.this if parsed is not None else None
     if kind in exp.DataType.TEXT_TYPES or kind is _DT.ENUM:

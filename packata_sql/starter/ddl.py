@@ -33,6 +33,11 @@ from packata_sql.starter.document import (
 _TOKEN = re.compile(r"<Token token_type: TokenType\.\w+, text: (.*?), line: \d+.*?>")
 _BOUNDS = {exp.GTE: "minimum", exp.GT: "exclusiveMinimum", exp.LTE: "maximum",
            exp.LT: "exclusiveMaximum"}
+#: PostgreSQL's serial types are a NOT NULL integer with a sequence default: the catalog holds
+#: the integer.
+_SERIALS = {exp.DataType.Type.SMALLSERIAL: exp.DataType.Type.SMALLINT,
+            exp.DataType.Type.SERIAL: exp.DataType.Type.INT,
+            exp.DataType.Type.BIGSERIAL: exp.DataType.Type.BIGINT}
 _MIRRORED = {exp.GTE: exp.LTE, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.LT: exp.GT}
 
 
@@ -153,10 +158,12 @@ def _unwrap(element: exp.Expr) -> exp.Expr:
 def _column(column: exp.ColumnDef, position: int, keys: list[str],
             dialect: Dialect) -> StarterProperty:
     kind = column.args.get("kind")
-    native = kind.sql(dialect=dialect.sqlglot_name or None) if kind is not None else ""
     constraints = [c.args.get("kind") for c in column.args.get("constraints") or []]
     not_null = any(isinstance(c, exp.NotNullColumnConstraint) and not c.args.get("allow_null")
                    for c in constraints)
+    if isinstance(kind, exp.DataType) and kind.this in _SERIALS:
+        kind, not_null = exp.DataType.build(_SERIALS[kind.this]), True
+    native = kind.sql(dialect=dialect.sqlglot_name or None) if kind is not None else ""
     family = declared_family(native, dialect) if native else (
         Family.DYNAMIC if dialect.dynamic_typing else Family.OTHER)
     key = keys.index(column.name) + 1 if column.name in keys else None
