@@ -50,6 +50,8 @@ def objects_from_ddl(text: str, path: str, dialect: Dialect) -> list[StarterObje
             objects.append(_created(statement, dialect, f"{path}:{line}"))
         elif isinstance(statement, exp.Alter) and objects:
             _altered(statement, objects, dialect, f"{path}:{line}")
+        elif isinstance(statement, exp.Comment) and objects:
+            _commented(statement, objects)
         elif objects and statement is not None and _noted(statement):
             objects[-1].notes.append(f"{path}:{line}: a {_kind(statement)} statement is "
                                      "not read")
@@ -86,7 +88,7 @@ def _statements(text: str, path: str, dialect: Dialect) -> Iterator[tuple[int, e
 def _noted(statement: exp.Expr) -> bool:
     """Statements that may state something about the data (an index, a comment, a grant or a
     session setting do not)."""
-    quiet = (exp.Set, exp.Comment, exp.Grant, exp.Revoke, exp.Select, exp.Use)
+    quiet = (exp.Set, exp.Comment, exp.Grant, exp.Revoke, exp.Select, exp.Use, exp.Insert)
     if isinstance(statement, exp.Command):
         return statement.name.upper() not in ("SET", "COMMENT", "GRANT", "REVOKE", "SELECT")
     if isinstance(statement, exp.Create):
@@ -118,6 +120,9 @@ def _created(statement: exp.Create, dialect: Dialect, where: str) -> StarterObje
     for column in definitions:
         for constraint in column.args.get("constraints") or []:
             _column_constraint(obj, column.name, constraint.args.get("kind"), dialect)
+    comment = statement.find(exp.SchemaCommentProperty)
+    if comment is not None and comment.this.is_string:
+        obj.entry["description"] = comment.this.this
     for element in target.expressions:
         if not isinstance(element, exp.ColumnDef):
             _table_constraint(obj, element, dialect, keys)
@@ -175,7 +180,9 @@ def _column_constraint(obj: StarterObject, column: str, kind: exp.Expr | None,
                        dialect: Dialect) -> None:
     prop = obj.property(column)
     assert prop is not None
-    if isinstance(kind, exp.UniqueColumnConstraint) and "primaryKey" not in prop.entry:
+    if isinstance(kind, exp.CommentColumnConstraint) and kind.this.is_string:
+        prop.entry["description"] = kind.this.this
+    elif isinstance(kind, exp.UniqueColumnConstraint) and "primaryKey" not in prop.entry:
         prop.entry["unique"] = True
     elif isinstance(kind, exp.CheckColumnConstraint):
         _check(obj, kind.this, None)
@@ -211,6 +218,25 @@ def _table_constraint(obj: StarterObject, element: exp.Expr, dialect: Dialect,
 def _label(name: str | None, node: exp.Expr) -> str:
     what = type(node).__name__.removesuffix("ColumnConstraint").upper() or "constraint"
     return f"{what} constraint {name}" if name else f"a {what} constraint"
+
+
+def _commented(statement: exp.Comment, objects: list[StarterObject]) -> None:
+    """`COMMENT ON TABLE t` / `COMMENT ON COLUMN t.c IS '…'`: the description of an object or
+    property created earlier in the files."""
+    text = statement.expression
+    kind = str(statement.args.get("kind")).upper()
+    target = statement.this
+    if not (isinstance(text, exp.Literal) and text.is_string):
+        return
+    if kind == "TABLE" and isinstance(target, exp.Table):
+        obj = next((o for o in objects if o.name == target.name), None)
+        if obj is not None:
+            obj.entry["description"] = text.this
+    elif kind == "COLUMN" and isinstance(target, exp.Column):
+        obj = next((o for o in objects if o.name == target.table), None)
+        prop = obj.property(target.name) if obj is not None else None
+        if prop is not None:
+            prop.entry["description"] = text.this
 
 
 def _altered(statement: exp.Alter, objects: list[StarterObject], dialect: Dialect,

@@ -36,6 +36,7 @@ CREATE TABLE orders (
   FOREIGN KEY (customer_id) REFERENCES customers (id)
 );
 CREATE INDEX orders_status ON orders (status);
+COMMENT ON COLUMN customers.email IS 'Where receipts go';
 CREATE VIEW big_orders AS SELECT id, amount AS total FROM orders WHERE amount > 100;
 """
 ROWS = ("INSERT INTO customers VALUES (1, 'a@x.org', 'Ann'), (2, 'b@x.org', NULL)",
@@ -78,7 +79,7 @@ def test_import_sql_declares_what_the_ddl_states(tmp_path: Path) -> None:
                                           "primaryKeyPosition": 1}
     assert customers["properties"][1] == {"name": "email", "logicalType": "string",
                                           "physicalType": "VARCHAR(100)", "required": True,
-                                          "unique": True}
+                                          "unique": True, "description": "Where receipts go"}
     props = {p["name"]: p for p in orders["properties"]}
     assert [(n, p.get("primaryKeyPosition")) for n, p in props.items() if p.get("primaryKey")] \
         == [("id", 1), ("line", 2)]
