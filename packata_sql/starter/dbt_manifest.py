@@ -40,11 +40,13 @@ def import_manifest(path: Path, patterns: Sequence[str]
     nodes = document.get("nodes")
     if not isinstance(nodes, dict):
         raise UsageError(f"{path}: no 'nodes' object; it is not a dbt manifest.json")
-    project = str(metadata.get("project_name") or path.parent.parent.name or "dbt")
+    named = metadata.get("project_name")
+    project = str(named or path.parent.parent.name or "dbt")
     adapter = engines.named(str(metadata.get("adapter_type") or ""))
     dialect = get_dialect(adapter.name) if adapter is not None else None
     models = [n for n in nodes.values() if isinstance(n, dict)
-              and n.get("resource_type") == "model" and n.get("package_name") == project]
+              and n.get("resource_type") == "model"
+              and (named is None or n.get("package_name") == named)]
     chosen = _chosen(models, patterns, path)
     tests = [n for n in nodes.values() if isinstance(n, dict) and n.get("resource_type") == "test"]
     schemas = Counter(str(m.get("schema")) for m in chosen)
@@ -182,12 +184,18 @@ def _test(obj: StarterObject, test: dict[str, Any], nodes: dict[str, Any],
     if prop is None:
         prop = StarterProperty({"name": column})
         obj.properties.append(prop)
-    if kind == "unique":
-        if not prop.entry.get("primaryKey"):
+    warn = str(config.get("severity") or "").lower() == "warn"
+    if kind in ("unique", "not_null"):
+        if kind == "not_null":
+            prop.entry["required"] = True
+        elif not prop.entry.get("primaryKey"):
             prop.entry["unique"] = True
-    elif kind == "not_null":
-        prop.entry["required"] = True
-    elif kind == "accepted_values":
+        if warn:
+            prop.notes.append(f"dbt test {label} has severity warn; a schema constraint is "
+                              "always an error")
+        return
+    before = len(prop.entry.get("quality", []))
+    if kind == "accepted_values":
         values = kwargs.get("values")
         if not isinstance(values, list) or not values:
             obj.notes.append(f"dbt test {shown} ({label}): no list of values; not imported")
@@ -195,6 +203,9 @@ def _test(obj: StarterObject, test: dict[str, Any], nodes: dict[str, Any],
         prop.entry.setdefault("quality", []).append(values_rule(values, f"dbt test {label}"))
     else:
         _relationship(obj, prop, kwargs, test, nodes, dialect, schema, label)
+    added = prop.entry.get("quality", [])[before:]
+    for rule in added if warn else []:
+        rule["severity"] = "warning"
 
 
 def _relationship(obj: StarterObject, prop: StarterProperty, kwargs: dict[str, Any],
