@@ -63,6 +63,17 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class Relation:
+    """Where one object's rules read in place of the table the contract declares (a dbt
+    model's relation: schema segments, then its name), or the finding that skips them
+    (`refusal`; `for_object`: it is also one finding on the contract, not only per rule)."""
+
+    segments: tuple[str, ...] = ()
+    refusal: Finding | None = None
+    for_object: bool = False
+
+
+@dataclass(frozen=True)
 class Target:
     """What a rule measures: an object (table/view) and optionally one property (column)."""
 

@@ -1,5 +1,5 @@
-"""One dbt plan per model: each rule compiled per dialect by packata-sql's own compiler, with
-the relation left as gaps.
+"""The dbt gate's plan, one per model (`dbt generate` writes it as a macro): each rule compiled
+per dialect by packata-sql's own compiler, with the relation left as gaps.
 
 The object is renamed to a token that the contract does not contain, the compiler and binder
 run as for `check`, and every SQL text is cut at the quoted token. The runtime joins the pieces
@@ -19,6 +19,8 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from packata_sql import __version__
+from packata_sql.authored.scanner import scan
+from packata_sql.authored.side_effects import called
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.expectations import describe
@@ -35,7 +37,6 @@ from packata_sql.contracts.model import (
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.plans.compiler import Plan, compile_contract
 from packata_sql.plans.planner import ROWS_ALIAS
-from packata_sql.sessions.calls import calls_in
 
 FORMAT = "packata-sql/dbt-plan@1"
 #: Dialects a dbt plan is generated for by default: those with an adapter and library metrics.
@@ -152,7 +153,8 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
                                       "parameters": list(sql_plan.parameters)}
         if dialect.name == "postgres":  # the names the runtime follows into function bodies
             entries[sql_plan.rule.key]["calls"] = sorted(
-                {call.name for call in calls_in(sql_plan.sql, dialect)})
+                {name for _, name in called(sql_plan.sql, scan(sql_plan.sql, dialect.lexical),
+                                            dialect.lexical)})
     for key, finding in compiled.blocked.items():
         entries[key] = {"status": "skipped", "code": finding.code}
     for key in keys:  # a library rule the compiler left out without a finding

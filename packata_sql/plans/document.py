@@ -1,4 +1,5 @@
-"""`compile --format json`: each rule's plan (key, SQL, parameters) and the findings."""
+"""The plan document (`compile --format json`, `Plans.document()`): each rule's plan (key, SQL,
+parameters), each object's fused scans, and the findings."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from packata_sql.plans.planner import (
     group_by_object,
     plan_scans,
 )
-from packata_sql.render.json import finding_document
+from packata_sql.report import finding_document
 
 FORMAT = "packata-sql/plan@1"
 
