@@ -165,6 +165,21 @@ class Dialect:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
 
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        """Why the engine's UPPER (or LOWER) differs from .NET's invariant simple case
+        mapping (Expressif's), if it does."""
+        return None
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        """.NET's `String.Length`: UTF-16 code units, so a character beyond U+FFFF counts
+        two; None where the engine cannot count them."""
+        return None
+
+    def _astral_plus_characters(self, text: exp.Expr, astral: exp.Expr) -> exp.Expr:
+        """Characters plus the characters beyond U+FFFF, given `astral` (the text with every
+        other character removed)."""
+        return exp.Add(this=self.char_length(text), expression=self.char_length(astral))
+
     #: How the engine reads a regular expression; `portable` spells patterns for it.
     regex_flavor: Flavor = Flavor.RE2
     #: Whether the engine's matcher backtracks (PCRE, ICU, Java, .NET, Python `re`), so that

@@ -47,6 +47,10 @@ TYPE_NAMES = frozenset({
     "union", "usmallint", "utinyint", "uuid", "varbinary", "varchar",
 })
 
+#: Every character up to U+FFFF, in RE2 (and PCRE, Java) syntax.
+_NOT_ASTRAL_RE2 = r"[^\x{10000}-\x{10FFFF}]"
+
+
 class DuckDB(Dialect):
     name = "duckdb"
     sqlglot_name = "duckdb"
@@ -59,6 +63,16 @@ class DuckDB(Dialect):
     regex_backtracks = False  # RE2: linear time
     lexical = POSTGRES_FAMILY
     deny = DENY
+
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if upper:
+            return "UPPER maps 'ß' to 'ẞ'; .NET's invariant mapping keeps 'ß'"
+        return None
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL_RE2),
+                          exp.Literal.string(""), exp.Literal.string("g"))
+        return self._astral_plus_characters(text, astral)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

@@ -67,6 +67,10 @@ TYPE_NAMES = frozenset({
     "tinyblob", "tinyint", "tinytext", "varbinary", "varchar", "year",
 })
 
+#: Every character up to U+FFFF (PCRE and ICU syntax).
+_NOT_ASTRAL = r"[^\x{10000}-\x{10FFFF}]"
+
+
 class MySQL(Dialect):
     name = "mysql"
     sqlglot_name = "mysql"
@@ -100,6 +104,12 @@ class MySQL(Dialect):
         """DATETIME holds no zone: the UTC wall time (the driver writes an aware value's
         offset into the literal, which MariaDB rejects or reads in the session's zone)."""
         return moment.astimezone(UTC).replace(tzinfo=None)
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        # MariaDB's REGEXP_REPLACE is PCRE in UTF-8 mode (MySQL 8's is ICU): both read \x{…}.
+        astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL),
+                          exp.Literal.string(""))
+        return self._astral_plus_characters(text, astral)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         # utf8mb4_bin is PAD SPACE on some servers: the length check keeps trailing spaces exact.

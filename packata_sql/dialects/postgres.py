@@ -58,6 +58,10 @@ TYPE_NAMES = frozenset({
     "tsvector", "uuid", "varbit", "varchar", "xml",
 })
 
+#: Every character up to U+FFFF, in PostgreSQL's ARE syntax.
+_NOT_ASTRAL = r"[^\U00010000-\U0010FFFF]"
+
+
 class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
@@ -76,6 +80,12 @@ class Postgres(Dialect):
     always_parameters = True
     identifier_limit = 63  # NAMEDATALEN - 1, in bytes
     identifier_limit_in_bytes = True
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        # sqlglot writes the global flag ('g') for PostgreSQL itself.
+        astral = exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(_NOT_ASTRAL),
+                                   replacement=exp.Literal.string(""))
+        return self._astral_plus_characters(text, astral)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

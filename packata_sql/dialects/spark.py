@@ -51,6 +51,10 @@ TYPE_NAMES = frozenset({
     "timestamp_ntz", "tinyint", "varchar", "variant", "void",
 })
 
+#: Every character up to U+FFFF (Java regex syntax).
+_NOT_ASTRAL = r"[^\x{10000}-\x{10FFFF}]"
+
+
 class Spark(Dialect):
     name = "spark"
     sqlglot_name = "databricks"
@@ -76,6 +80,16 @@ class Spark(Dialect):
         if not self.collations:
             return column
         return exp.paren(exp.Collate(this=column, expression=exp.Var(this="UTF8_BINARY")))
+
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if upper:
+            return "UPPER maps 'ß' to 'SS' (Java's full case mapping); .NET's invariant mapping keeps 'ß'"
+        return None
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL),
+                          exp.Literal.string(""))
+        return self._astral_plus_characters(text, astral)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))

@@ -49,6 +49,9 @@ class SQLite(Dialect):
         (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
         return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
 
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
             this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
