@@ -37,9 +37,9 @@ __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "CheckRequest", "Linted", "Plans", "check", "check_endpoint", "compile", "contract_dialect",
     "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
     "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
-    "snapshot",
+    "snapshot", "init_contract", "import_sql", "import_dbt",
     "COMPILE_DIALECTS", "GATE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis",
-    "Endpoint", "Finding", "Problem", "Progress", "Report", "Rule",
+    "Endpoint", "Finding", "Problem", "Progress", "Report", "Rule", "Starter",
 ]
 
 ODCS_BETWEEN = ("exclusive", "inclusive")
@@ -399,6 +399,110 @@ def contract_dialect(contract: Contract, default: str | None = None) -> str | No
 
 
 NO_CONTRACT = Contract("<url>", ())
+
+
+# --- Starter contracts from what exists: `init`, `import sql`, `import dbt` (docs/api.md) ---
+
+@dataclass(frozen=True)
+class Starter:
+    """A starter ODCS contract: its YAML text, the objects it declares and what its source
+    states that has no ODCS equivalent (also written as comments in the text)."""
+
+    text: str
+    objects: tuple[str, ...]
+    not_imported: tuple[str, ...] = ()
+    #: The engine of the server entry written, if any.
+    engine: str | None = None
+
+
+def init_contract(url: str | Endpoint, *, objects: Sequence[str] = (),
+                  schema: str | None = None, folder: str | Path | None = None) -> Starter:
+    """A contract from the warehouse's catalog, read through the read-only session (column
+    facts, never rows): `objects` are names or globs (`orders*`), `schema` a schema whose every
+    table and view is declared when no `objects` are given. `folder` is where the contract
+    will live (a file database's path is written relative to it). Raises `UsageError` for an
+    object that cannot be read (with the closest name) and `errors.Unreachable` when no
+    session opens."""
+    from packata_sql.starter.document import contract_text, server_entry
+    from packata_sql.starter.warehouse import read_objects, starter_object
+
+    try:
+        endpoint = url if isinstance(url, Endpoint) else parse_url(url)
+    except EndpointError as error:
+        raise UsageError(str(error)) from None
+    read = read_objects(endpoint, objects, schema)
+    dialect = get_dialect(read.endpoint.engine)
+    starters = [starter_object(obj, dialect) for obj in read.objects]
+    names = tuple(obj.name for obj in read.objects)
+    label = names[0] if len(names) == 1 else (read.schema or Path(endpoint.database).stem)
+    where = Path(folder) if folder is not None else Path.cwd()
+    text = contract_text(starters, contract_id=f"urn:packata-sql:{label}",
+                         source=f"{', '.join(names)} ({endpoint.engine})",
+                         servers=[server_entry(read.endpoint, read.schema, where)])
+    return Starter(text, names, engine=endpoint.engine)
+
+
+def import_sql(paths: Sequence[str | Path], dialect: str, *, url: str | None = None,
+               folder: str | Path | None = None) -> Starter:
+    """A contract from SQL DDL files written in `dialect` (read with sqlglot; nothing is
+    connected to). `url`, when given, becomes the contract's server entry (its password is
+    not written). Raises `UsageError` for DDL that cannot be parsed (file, line, column)."""
+    from packata_sql.starter.ddl import import_files
+
+    name = _import_dialect(dialect)
+    objects = import_files(paths, get_dialect(name))
+    return _starter(objects, Path(paths[0]).stem, ", ".join(map(str, paths)), url, folder)
+
+
+def import_dbt(manifest: str | Path, *, models: Sequence[str] = (), url: str | None = None,
+               folder: str | Path | None = None) -> Starter:
+    """A contract from a dbt `manifest.json`: its models (or those `models` names or globs
+    designate), their columns, descriptions and data types, and the dbt tests ODCS can state
+    (`unique`, `not_null`, `accepted_values`; `relationships` as a documented SQL rule)."""
+    from packata_sql.starter.dbt_manifest import import_manifest
+
+    objects, project, schema = import_manifest(Path(manifest), models)
+    return _starter(objects, project, str(manifest), url, folder, schema)
+
+
+def _import_dialect(dialect: str) -> str:
+    from packata_sql.spelling import closest_hint
+
+    name = dialect_name(dialect)
+    if name is None or name not in COMPILE_DIALECTS:
+        known = engines.names_and_aliases()
+        raise UsageError(f"--dialect: {closest_hint('dialect', dialect, known)} (one of: "
+                         f"{', '.join(known)})")
+    return name
+
+
+def _starter(objects: Sequence[Any], label: str, source: str, url: str | None,
+             folder: str | Path | None, schema: str | None = None) -> Starter:
+    """The contract text; `url` its server entry, `schema` the schema to declare when the
+    URL names none (a dbt project's)."""
+    from packata_sql.starter.document import contract_text, server_entry
+
+    servers = []
+    engine = None
+    if url:
+        try:
+            endpoint = parse_url(url)
+        except EndpointError as error:
+            raise UsageError(str(error)) from None
+        if schema and not endpoint.schema:
+            endpoint = replace(endpoint, schema=(schema,))
+        spec = engines.spec(endpoint.engine)
+        if endpoint.engine in engines.of_kind(engines.NETWORK) and not spec.schema_is_database \
+                and not endpoint.schema:
+            raise UsageError(f"--url: a {spec.title} server entry needs its schema: add "
+                             "?schema=NAME to the URL")
+        where = Path(folder) if folder is not None else Path.cwd()
+        servers.append(server_entry(endpoint, endpoint.declared_schema, where))
+        engine = endpoint.engine
+    text = contract_text(objects, contract_id=f"urn:packata-sql:{label}", source=source,
+                         servers=servers)
+    notes = tuple(note for obj in objects for note in obj.not_imported())
+    return Starter(text, tuple(obj.name for obj in objects), notes, engine)
 
 
 # --- lint: the contract without a database ---------------------------------------------------

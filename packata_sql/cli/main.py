@@ -26,6 +26,7 @@ examples:
   packata-sql compile contract.yaml --dialect postgres
   packata-sql doctor contract.yaml --server prod
   packata-sql init --url duckdb:///warehouse.duckdb --object orders -o orders.yaml
+  packata-sql import sql schema.sql --dialect postgres -o contract.yaml
 
 exit codes:
   0    pass, or warn (failures of severity warning only)
@@ -272,10 +273,30 @@ def build_parser() -> argparse.ArgumentParser:
                       help="list the Expressif operations each engine runs, and exit")
     lint.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
 
-    init = commands.add_parser("init", help="write a starter contract from a table's columns")
+    init = commands.add_parser("init", help="write a starter contract from tables' columns")
     init.add_argument("--url", required=True, help="database URL (the password is not written)")
-    init.add_argument("--object", required=True, metavar="TABLE", help="the table or view")
+    init.add_argument("--object", action="append", default=[], metavar="TABLE",
+                      help="a table or view, or a glob such as 'orders*' (repeatable)")
+    init.add_argument("--schema", metavar="NAME",
+                      help="the schema to read; alone: every table and view in it")
     init.add_argument("--output", "-o", metavar="FILE", help="write here (default: stdout)")
+
+    imports = commands.add_parser("import", help="write a starter contract from DDL or dbt")
+    importers = imports.add_subparsers(dest="import_command", required=True,
+                                       parser_class=_Parser)
+    ddl = importers.add_parser("sql", help="from SQL DDL files (CREATE TABLE / VIEW)")
+    ddl.add_argument("files", nargs="+", metavar="FILE")
+    ddl.add_argument("--dialect", required=True, metavar="D",
+                     help=f"the DDL's dialect, one of: {', '.join(DIALECT_NAMES)}")
+    manifest = importers.add_parser("dbt", help="from a dbt manifest.json")
+    manifest.add_argument("manifest", metavar="MANIFEST")
+    manifest.add_argument("--model", action="append", default=[], metavar="NAME",
+                          help="a model to import, or a glob (repeatable; default: every model)")
+    for importer in (ddl, manifest):
+        importer.add_argument("--url", help="the server the contract declares (nothing is "
+                              "connected to; the password is not written)")
+        importer.add_argument("--output", "-o", metavar="FILE",
+                              help="write here (default: stdout)")
 
     schema = commands.add_parser("schema", help="save an object's live schema (no data)")
     snapshot = schema.add_subparsers(dest="schema_command", required=True,
@@ -329,6 +350,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from packata_sql.cli.init_contract import init_command
 
             return init_command(args)
+        if args.command == "import":
+            from packata_sql.cli.init_contract import import_command
+
+            return import_command(args)
         if args.command == "schema":
             from packata_sql.cli.snapshot import snapshot_command
 
