@@ -1,5 +1,5 @@
 """The cost of the schema's constraint checks in the fused scan (issue 11): the statement
-packata-sql runs for `make bench`'s contract with its constraints (`run.CONSTRAINTS`: 12
+packata-sql runs for `make bench`'s contract with its constraints (`contract.py`'s CONSTRAINTS: 12
 row-reading checks next to the 13 library rules) against the statement for the library rules
 alone, alternated in one process through packata-sql's own read-only session.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run  # the bench contract and table builder
+import contract as bench  # the bench contract and table builder
 
 from packata_sql import api
 from packata_sql.contracts.model import Category
@@ -135,7 +135,7 @@ def measure(url: str, segments: tuple[str, ...], work: Path, runs: int, title: s
             embedded: bool, each: bool = False, per_row: bool = False) -> None:
     """`embedded`: DuckDB runs in this process (its CPU seconds are ours); a server login is
     not enforced read-only, which only a scratch database makes acceptable."""
-    document = run.contract_document(Path("unused"), constraints=True)
+    document = bench.contract_document(Path("unused"), constraints=True)
     document.pop("servers")
     contract = work / "constrained.yaml"
     contract.write_text(yaml.safe_dump(document), encoding="utf-8")
@@ -195,8 +195,8 @@ def main() -> int:
         return 0
     import duckdb
 
-    database = run.DATA / f"events-{args.rows}.duckdb"
-    run.build(args.rows, sys.executable, database)
+    database = bench.DATA / f"events-{args.rows}.duckdb"
+    bench.build(args.rows, sys.executable, database)
     measure(f"duckdb:///{database}", ("events",), work, args.runs,
             f"{args.rows:,} rows, DuckDB {duckdb.__version__}, {os.cpu_count()} cores",
             embedded=True, each=args.each, per_row=args.per_row)

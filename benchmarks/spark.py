@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import PATTERN, RULES, contract_document
+from contract import PATTERN, RULES, contract_document
 
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect

@@ -39,6 +39,14 @@ def _compare(server, quoted: str) -> None:
                    if server.engine == "mysql" else
                    f"INSERT INTO {quoted} VALUES ('Ab1', 1, true), ('', 2, false), "
                    f"('back\\slash', NULL, NULL), ('Ab1', -3, true)")
+    # The nested property: jsonb on PostgreSQL, JSON on MariaDB; one row holds an address.
+    nested = _q(server, 'cust "info"' if server.engine == "mysql" else 'cust ""info""')
+    address = '{"a b\'\'s `x`": {"city.名": "Munich", "zip \\"code\\"": 999}}'
+    if server.engine == "mysql":
+        address = address.replace("\\", "\\\\")  # MariaDB reads backslash escapes in '…'
+    server.execute(f"ALTER TABLE {quoted} ADD COLUMN {nested} "
+                   f"{'JSONB' if server.engine == 'postgres' else 'JSON'}",
+                   f"UPDATE {quoted} SET {nested} = '{address}' WHERE {_q(server, 'select')} = 1")
     dialect = "postgres" if server.engine == "postgres" else "mysql"
     plan = json.loads(compiled(dialect, "json"))
     statements = [s for s in re.split(r";\n", compiled(dialect, "sql"))]

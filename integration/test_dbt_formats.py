@@ -143,3 +143,50 @@ def test_postgres_a_superuser_gate_refuses_the_expression_unless_trusted(
             assert refused.rules()["ids"] == ("passed", [0, 1], None)
         finally:
             project.give_back("orders")
+
+
+def _expressif(rule_id: str, program: str, scope: str, kind: str = "predicate",
+               **more: object) -> dict[str, object]:
+    return {"id": rule_id, "type": "custom", "engine": "expressif", **more, "implementation":
+            json.dumps({"version": "1", "kind": kind, "scope": scope, "program": program})}
+
+
+EXPRESSIF = {
+    "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+    "status": "active", "schema": [{"name": "orders", "quality": [
+        {"id": "volume", "metric": "rowCount", "mustBe": 10},
+        _expressif("row_positive", "[amount] |? positive", "row"),
+        _expressif("total", "[amount] | sum", "dataset", "expression", mustBe=55),
+        _expressif("every_positive", "[amount] | positive | every", "dataset", "expression"),
+        _expressif("observed", "positive", "observation"),
+    ], "properties": [{"name": "amount", "logicalType": "number", "quality": [
+        _expressif("amount_positive", "positive", "value"),
+        _expressif("above_min", "greater-than(@min)", "value", arguments={"min": 0}),
+    ]}]}],
+}
+
+
+def test_expressif_rules_are_columns_of_the_gate_scan(project: Project) -> None:
+    """Expressif value, row and dataset rules ride in the hook's one fused scan like library
+    rules; the gate has no caller to supply an observation or bind a variable."""
+    code, plan = _generate(project, "orders.expressif.odcs.yaml", json.dumps(EXPRESSIF))
+    assert code == 0 and "packata_plan__orders" in plan
+    good = project.invoke("--select", "orders")
+    rules = good.rules()
+    assert {key: rules[key][0] for key in rules} == {
+        "volume": "passed", "row_positive": "passed", "total": "passed",
+        "every_positive": "passed", "observed": "inconclusive", "amount_positive": "passed",
+        "above_min": "skipped"}
+    assert rules["amount_positive"] == ("passed", [0, 1], None)  # no violation by default
+    assert rules["every_positive"] == ("passed", True, None)
+    assert rules["observed"][2] == "no-observation"
+    assert rules["above_min"][2] == "variable-not-bound-in-dbt"
+    bad = project.invoke("--select", "orders", defects=("neg",))  # order 3 is -5.00
+    rules = bad.rules()
+    assert rules["amount_positive"] == ("failed", [1, 1], None)
+    assert rules["row_positive"] == ("failed", [1, 1], None)
+    assert rules["every_positive"] == ("failed", False, None)
+    assert rules["total"][0] == "failed"  # 47, not 55
+    assert bad.statuses == {"orders": "error"}
+    empty = project.invoke("--select", "orders", defects=("empty",)).rules()
+    assert empty["amount_positive"] == ("inconclusive", None, "empty-population")

@@ -117,9 +117,9 @@ def test_an_old_manifest_is_refused(project: Project, tmp_path: Path,
 def test_packata_sql_never_imports_dbt(project: Project, tmp_path: Path) -> None:
     url = project.reader_copy(tmp_path / "copy")
     commands = {
-        "packata_sql.dbt.manifest": ["check", str(project.root / CONTRACT),
+        "packata_sql.contracts.dbt_manifest": ["check", str(project.root / CONTRACT),
                                      "--dbt-project", str(project.root), "--url", url],
-        "packata_sql.dbt.plan": ["dbt", "generate", str(project.root / CONTRACT), "--project-dir",
+        "packata_sql.plans.gate": ["dbt", "generate", str(project.root / CONTRACT), "--project-dir",
                                  str(project.root), "--object", "odd=odd_orders",
                                  "--object", "late=late", "--check"],
     }

@@ -145,3 +145,113 @@ def test_init_writes_a_contract_that_lints_clean_and_passes_on_its_own_table(
     if engine != "sqlite":
         assert statuses[f"{key}.properties[tz].logicalType" if engine != "mysql"
                         else f"{key}.properties[dt].logicalType"] == "passed"
+
+
+# Several objects, a glob and a whole schema (issue 24 item 1): two tables, an empty one and a
+# view in a schema of their own; `init` never leaves one out, and each contract passes.
+MULTI = "init_multi"
+MULTI_STATEMENTS = ("CREATE TABLE {s}shop_customers (id INTEGER NOT NULL, name VARCHAR(20))",
+                    "CREATE TABLE {s}shop_orders (id INTEGER, customer_id INTEGER)",
+                    "CREATE TABLE {s}shop_empty (id INTEGER)",
+                    "INSERT INTO {s}shop_customers VALUES (1, 'ann')",
+                    "INSERT INTO {s}shop_orders VALUES (10, 1)",
+                    "CREATE VIEW {s}shop_view AS SELECT id FROM {s}shop_orders")
+EVERY = ["shop_customers", "shop_empty", "shop_orders", "shop_view"]
+
+
+def _build_multi(engine: str, tmp_path: Path, request: pytest.FixtureRequest
+                 ) -> tuple[str, str | None, dict[str, str]]:
+    """The objects; the URL `init` reads (without a schema), the schema `--schema` names (None
+    where the engine has none) and the login `check` uses."""
+    if engine in ("duckdb", "sqlite"):
+        path = tmp_path / f"w.{engine}"
+        connection: Any = duckdb.connect(str(path)) if engine == "duckdb" \
+            else sqlite3.connect(path)
+        prefix = ""
+        if engine == "duckdb":
+            connection.execute(f"CREATE SCHEMA {MULTI}")
+            prefix = f"{MULTI}."
+        for statement in MULTI_STATEMENTS:
+            connection.execute(statement.format(s=prefix))
+        if engine == "sqlite":
+            connection.commit()
+        connection.close()
+        return f"{engine}:///w.{engine}", MULTI if engine == "duckdb" else None, {}
+    if engine == "spark":
+        server = request.getfixturevalue("spark")
+        schema = f"{server.database}_multi"
+        admin = server.admin()
+        try:
+            admin.sql(f"DROP DATABASE IF EXISTS {schema} CASCADE")
+            admin.sql(f"CREATE DATABASE {schema}")
+            for statement in MULTI_STATEMENTS:
+                admin.sql(statement.format(s=f"{schema}.").replace("VARCHAR(20)", "STRING")
+                          + (" USING parquet" if "TABLE" in statement else ""))
+        finally:
+            admin.stop()
+
+        def drop() -> None:
+            cleaner = server.admin()
+            try:
+                cleaner.sql(f"DROP DATABASE IF EXISTS {schema} CASCADE")
+            finally:
+                cleaner.stop()
+
+        request.addfinalizer(drop)
+        return server.url, schema, {}
+    server = request.getfixturevalue(engine)
+    schema = f"{os.environ.get('PACKATA_TEST_DB', 'packata_test')}_{MULTI}"
+    # A MariaDB view runs with its definer's rights unless told otherwise: an escape route.
+    invoker = "CREATE SQL SECURITY INVOKER VIEW" if engine == "mysql" else "CREATE VIEW"
+    create = "SCHEMA" if engine == "postgres" else "DATABASE"
+    server.execute(f"DROP {create} IF EXISTS {schema} CASCADE" if engine == "postgres"
+                   else f"DROP DATABASE IF EXISTS {schema}", f"CREATE {create} {schema}",
+                   *(s.format(s=f"{schema}.").replace("CREATE VIEW", invoker)
+                     for s in MULTI_STATEMENTS))
+    reader = server.reader
+    if engine == "postgres":
+        server.execute(f"GRANT USAGE ON SCHEMA {schema} TO {reader.user}",
+                       f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {reader.user}")
+    else:
+        server.execute(f"GRANT SELECT ON {schema}.* TO '{reader.user}'@'%'")
+    request.addfinalizer(lambda: server.execute(
+        f"DROP SCHEMA IF EXISTS {schema} CASCADE" if engine == "postgres"
+        else f"DROP DATABASE IF EXISTS {schema}"))
+    login = {"PACKATA_MAIN_USERNAME": reader.user or "", "PACKATA_MAIN_PASSWORD": reader.password or ""}
+    return server.reader_url, schema, login
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite", "postgres", "mysql", "spark"])
+def test_init_reads_several_objects_globs_and_whole_schemas(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    url, schema, login = _build_multi(engine, tmp_path, request)
+    scoped = ["--schema", schema] if schema else []
+    several = packata("init", "--url", url, *scoped, "--object", "shop_view", "--object",
+                      "shop_c*", "--object", "shop_orders", "-o", "several.yaml", cwd=tmp_path)
+    assert several.returncode == 0, several.stderr
+    document = yaml.safe_load((tmp_path / "several.yaml").read_text(encoding="utf-8"))
+    assert [o["name"] for o in document["schema"]] == ["shop_view", "shop_customers",
+                                                       "shop_orders"]
+    contracts = ["several.yaml"]
+    if schema:
+        whole = packata("init", "--url", url, "--schema", schema, "-o", "whole.yaml",
+                        cwd=tmp_path)
+        assert whole.returncode == 0, whole.stderr
+        document = yaml.safe_load((tmp_path / "whole.yaml").read_text(encoding="utf-8"))
+        assert sorted(o["name"] for o in document["schema"]) == EVERY
+        empty = next(o for o in document["schema"] if o["name"] == "shop_empty")
+        assert "quality" not in empty  # no rowCount > 0 on an empty table
+        contracts.append("whole.yaml")
+    else:  # SQLite has no schemas: --schema is refused, and the glob covers the rest
+        refused = packata("init", "--url", url, "--schema", "main", cwd=tmp_path)
+        assert refused.returncode == 3 and "has no schemas" in refused.stderr
+    missing = packata("init", "--url", url, *scoped, "--object", "shop_ordres", cwd=tmp_path)
+    assert missing.returncode == 3 and "did you mean 'shop_orders'?" in missing.stderr
+    for contract in contracts:
+        linted = packata("lint", contract, cwd=tmp_path)
+        assert linted.returncode == 0, linted.stdout
+        where = ["--url", f"{url};schema={schema}"] if engine == "spark" else []
+        checked = packata("check", contract, "--format", "json", "--progress", "none", *where,
+                          cwd=tmp_path, env=login)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert {r["status"] for r in json.loads(checked.stdout)["rules"]} == {"passed"}

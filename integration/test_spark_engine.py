@@ -106,7 +106,7 @@ def test_adversarial_plans_and_schema_checks_on_spark(adversarial, tmp_path, tab
 
 
 def test_compile_plans_show_distinct_keys_apart(tmp_path):
-    from packata_sql.cli.plan_json import plan_document
+    from packata_sql.plans.document import plan_document
 
     loaded = load_odcs(str(adversarial_contract(tmp_path / "c.yaml", "adv")))
     scans = {}

@@ -18,20 +18,31 @@ from typing import TYPE_CHECKING, Any
 
 from packata_sql import engines
 from packata_sql.authored.template import OBSERVATION_PARAMETER
+from packata_sql.contracts import official
 from packata_sql.contracts.formats import Declared, read_declaration
-from packata_sql.contracts.model import Category, Contract, Finding
+from packata_sql.contracts.model import Category, Contract, Finding, Rule
+from packata_sql.contracts.official import Problem, distinct
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.errors import DeclarationError, UsageError
 from packata_sql.plans.compiler import Compiled, compile_contract
+from packata_sql.plans.gate import DEFAULT_DIALECTS as GATE_DIALECTS
 from packata_sql.report import Report, Selection
+from packata_sql.run.inspect import Diagnosis
 from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
 from packata_sql.run.runner import run
 from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
 from packata_sql.spelling import choice_hint, closest, is_pattern, matching
 
-__all__ = ["CheckRequest", "Plans", "check", "compile", "contract_dialect", "dialect_hint",
-           "dialect_name", "diff", "load", "load_source", "resolve_endpoint"]
+__all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
+    "CheckRequest", "Linted", "Plans", "check", "check_endpoint", "compile", "contract_dialect",
+    "dialect_hint", "diff",
+    "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
+    "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
+    "snapshot", "init_contract", "import_sql", "import_dbt",
+    "COMPILE_DIALECTS", "GATE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis",
+    "Endpoint", "Finding", "Problem", "Progress", "Report", "Rule", "Starter",
+]
 
 ODCS_BETWEEN = ("exclusive", "inclusive")
 
@@ -72,6 +83,15 @@ class Plans:
     @property
     def findings(self) -> tuple[Finding, ...]:
         return self.compiled.findings
+
+    def document(self, *, pretty: bool = False) -> dict[str, Any]:
+        """The plan document `compile --format json` prints (format `packata-sql/plan@1`):
+        every rule's SQL and parameters, each object's fused scans, the findings. `pretty`
+        lays each statement out for reading (`compile --format sql`)."""
+        from packata_sql.plans.document import plan_document
+
+        return plan_document(self.contract, self.compiled, get_dialect(self.dialect),
+                             pretty=pretty)
 
 
 def compile(contract: Contract, dialect: str, *, schema: Sequence[str] | None = None,
@@ -134,14 +154,29 @@ class CheckRequest:
     #: The run's one observation instant (default: its start, UTC): `{observation_time}` and
     #: everything else that depends on "now" reads it, so a run can be replayed.
     observed_at: datetime | None = None
+    #: The values observation-scope Expressif rules judge, by rule key (a number, text,
+    #: boolean or date): bound through the driver; a rule without one is inconclusive.
+    observations: Mapping[str, object] = field(default_factory=dict)
     progress: Callable[[Progress], None] | None = None
     on_error: Callable[[str, str, str | None], None] | None = None
     on_samples: Callable[[str, str], None] | None = None
-    #: Compiles the contract instead of `compile_contract` (the dbt manifest's relations).
-    compiler: Callable[..., Compiled] | None = None
+    #: A dbt project directory (`--dbt-project`): only the models dbt built in its last
+    #: invocation are checked, each object on its model's relation (docs/dbt.md).
+    dbt_project: str | None = None
 
 
 _REQUEST_FIELDS = frozenset(f.name for f in fields(CheckRequest))
+
+
+def parse_parameters(raw: Iterable[str]) -> dict[str, object]:
+    """`NAME[:TYPE]=VALUE` texts (`--param`) as the typed values `CheckRequest.parameters`
+    binds; a malformed one raises `UsageError` saying how to write it."""
+    from packata_sql.authored.parameters import ParameterError, parse_parameter
+
+    try:
+        return dict(parse_parameter(text) for text in raw)
+    except ParameterError as error:
+        raise UsageError(str(error)) from None
 
 
 def check(contract_or_plans: Contract | Plans, url: str | Endpoint | None = None, *,
@@ -179,16 +214,23 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
     categories = _categories(request.categories) if request.categories is not None \
         else (plans.categories if plans else None)
     names = frozenset((*request.parameters, OBSERVATION_PARAMETER))
-    reusable = (plans is not None and with_drift is contract and request.compiler is None
+    reusable = (plans is not None and with_drift is contract and request.dbt_project is None
                 and plans.prefix == endpoint.schema and plans.select == select
                 and plans.categories == categories
                 and (plans.parameters == names or (plans.parameters is None
-                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans))))
+                     and all(set(p.parameters) <= names for p in plans.compiled.sql_plans)
+                     and all(set(p.parameters) <= names for p in plans.compiled.plans))))
     if plans is not None and reusable:
         compiled = plans.compiled
-    elif request.compiler is not None:
-        compiled = request.compiler(with_drift, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                    select=select, parameters=names, categories=categories)
+    elif request.dbt_project is not None:
+        from packata_sql.contracts.dbt_manifest import relations
+        from packata_sql.plans.relations import compile_on_relations
+
+        _known_selection(with_drift, select)
+        compiled = compile_on_relations(
+            with_drift, get_dialect(endpoint.engine),
+            relations(with_drift, request.dbt_project, endpoint.schema),
+            select=select, parameters=names, categories=categories)
     else:
         compiled = compile(with_drift, endpoint.engine, schema=endpoint.schema, select=select,
                            categories=categories, parameters=request.parameters).compiled
@@ -199,7 +241,7 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
         accept_unexecutable=request.accept_unexecutable, progress=request.progress,
         on_error=request.on_error, samples=request.samples,
         on_samples=request.on_samples if request.samples else None,
-        observed_at=request.observed_at,
+        observed_at=request.observed_at, observations=dict(request.observations),
     )
     report = run(with_drift, compiled, endpoint, run_options)
     selection = _selection(with_drift, select, categories)
@@ -339,6 +381,20 @@ def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:
     return endpoint
 
 
+def expressif_support() -> dict[str, dict[str, str]]:
+    """The Expressif operations each engine packata-sql runs renders (`lint --expressif`):
+    operation → engine → "portable" (one meaning everywhere) or "per-dialect" (spelled for
+    that engine); an operation missing for an engine is a finding on it."""
+    from packata_sql import engines
+    from packata_sql.catalog.expressif import supported
+
+    table: dict[str, dict[str, str]] = {}
+    for spec in engines.connectable():
+        for operation, how in supported(spec.name).items():
+            table.setdefault(operation, {})[spec.name] = how
+    return dict(sorted(table.items()))
+
+
 def dialect_name(name: str) -> str | None:
     """The dialect a `--dialect` value names (a name or an alias, any case)."""
     spec = engines.named(name)
@@ -390,3 +446,230 @@ def diff(old: Contract | str | Path, new: Contract | str | Path, *,
     except OverrideError as error:
         raise UsageError(f"--drift: {error}") from None
     return diff_contracts(before, after, {**declared_overrides(after), **chosen})
+# --- Starter contracts from what exists: `init`, `import sql`, `import dbt` (docs/api.md) ---
+
+@dataclass(frozen=True)
+class Starter:
+    """A starter ODCS contract: its YAML text, the objects it declares and what its source
+    states that has no ODCS equivalent (also written as comments in the text)."""
+
+    text: str
+    objects: tuple[str, ...]
+    not_imported: tuple[str, ...] = ()
+    #: The engine of the server entry written, if any.
+    engine: str | None = None
+
+
+def init_contract(url: str | Endpoint, *, objects: Sequence[str] = (),
+                  schema: str | None = None, folder: str | Path | None = None) -> Starter:
+    """A contract from the warehouse's catalog, read through the read-only session (column
+    facts, never rows): `objects` are names or globs (`orders*`), `schema` a schema whose every
+    table and view is declared when no `objects` are given. `folder` is where the contract
+    will live (a file database's path is written relative to it). Raises `UsageError` for an
+    object that cannot be read (with the closest name) and `errors.Unreachable` when no
+    session opens."""
+    from packata_sql.starter.document import contract_text, server_entry
+    from packata_sql.starter.warehouse import read_objects, starter_object
+
+    try:
+        endpoint = url if isinstance(url, Endpoint) else parse_url(url)
+    except EndpointError as error:
+        raise UsageError(str(error)) from None
+    read = read_objects(endpoint, objects, schema)
+    dialect = get_dialect(read.endpoint.engine)
+    starters = [starter_object(obj, dialect) for obj in read.objects]
+    names = tuple(obj.name for obj in read.objects)
+    label = names[0] if len(names) == 1 else (read.schema or Path(endpoint.database).stem)
+    where = Path(folder) if folder is not None else Path.cwd()
+    text = contract_text(starters, contract_id=f"urn:packata-sql:{label}",
+                         source=f"{', '.join(names)} ({endpoint.engine})",
+                         servers=[server_entry(read.endpoint, read.schema, where)])
+    return Starter(text, names, engine=endpoint.engine)
+
+
+def import_sql(paths: Sequence[str | Path], dialect: str, *, url: str | None = None,
+               folder: str | Path | None = None) -> Starter:
+    """A contract from SQL DDL files written in `dialect` (read with sqlglot; nothing is
+    connected to). `url`, when given, becomes the contract's server entry (its password is
+    not written). Raises `UsageError` for DDL that cannot be parsed (file, line, column)."""
+    from packata_sql.starter.ddl import import_files
+
+    name = _import_dialect(dialect)
+    objects = import_files(paths, get_dialect(name))
+    return _starter(objects, Path(paths[0]).stem, ", ".join(map(str, paths)), url, folder)
+
+
+def import_dbt(manifest: str | Path, *, models: Sequence[str] = (), url: str | None = None,
+               folder: str | Path | None = None) -> Starter:
+    """A contract from a dbt `manifest.json`: its models (or those `models` names or globs
+    designate), their columns, descriptions and data types, and the dbt tests ODCS can state
+    (`unique`, `not_null`, `accepted_values`; `relationships` as a documented SQL rule)."""
+    from packata_sql.starter.dbt_manifest import import_manifest
+
+    objects, project, schema = import_manifest(Path(manifest), models)
+    return _starter(objects, project, str(manifest), url, folder, schema)
+
+
+def _import_dialect(dialect: str) -> str:
+    from packata_sql.spelling import closest_hint
+
+    name = dialect_name(dialect)
+    if name is None or name not in COMPILE_DIALECTS:
+        known = engines.names_and_aliases()
+        raise UsageError(f"--dialect: {closest_hint('dialect', dialect, known)} (one of: "
+                         f"{', '.join(known)})")
+    return name
+
+
+def _starter(objects: Sequence[Any], label: str, source: str, url: str | None,
+             folder: str | Path | None, schema: str | None = None) -> Starter:
+    """The contract text; `url` its server entry, `schema` the schema to declare when the
+    URL names none (a dbt project's)."""
+    from packata_sql.starter.document import contract_text, server_entry
+
+    servers = []
+    engine = None
+    if url:
+        try:
+            endpoint = parse_url(url)
+        except EndpointError as error:
+            raise UsageError(str(error)) from None
+        if schema and not endpoint.schema:
+            endpoint = replace(endpoint, schema=(schema,))
+        spec = engines.spec(endpoint.engine)
+        if endpoint.engine in engines.of_kind(engines.NETWORK) and not spec.schema_is_database \
+                and not endpoint.schema:
+            raise UsageError(f"--url: a {spec.title} server entry needs its schema: add "
+                             "?schema=NAME to the URL")
+        where = Path(folder) if folder is not None else Path.cwd()
+        servers.append(server_entry(endpoint, endpoint.declared_schema, where))
+        engine = endpoint.engine
+    text = contract_text(objects, contract_id=f"urn:packata-sql:{label}", source=source,
+                         servers=servers)
+    notes = tuple(note for obj in objects for note in obj.not_imported())
+    return Starter(text, tuple(obj.name for obj in objects), notes, engine)
+
+
+# --- lint: the contract without a database ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Linted:
+    """What `lint` reports: the contract, every problem (schema breaks, then the loader's and
+    the compiler's findings) ordered by line, and how many rules would execute."""
+
+    contract: Contract
+    problems: tuple[Problem, ...]
+    executable: int
+
+
+def lint(path: str | Path, *, odcs_between: str = "exclusive") -> Linted:
+    """The declaration checked without a database: against the official ODCS JSON Schema of
+    its apiVersion (bundled), and the findings of the loader and of the compiler for the
+    contract's own engine (DuckDB when it names none). Raises `DeclarationError` for a file
+    that cannot be read."""
+    declared = load_source(path, odcs_between=odcs_between)
+    if declared.loaded is None:  # JSON that YAML cannot read: lint reads YAML, and says why not
+        from packata_sql.contracts.yaml_source import load_yaml_file
+
+        try:
+            declared = replace(declared, loaded=load_yaml_file(str(path)))
+        except SourceError as error:
+            raise DeclarationError(str(error)) from None
+    plans = _own_plans(declared.contract)
+    problems = distinct([*schema_problems(declared), *_problems(declared.contract, plans)])
+    problems.sort(key=lambda p: (p.line or 0, p.code))
+    return Linted(declared.contract, tuple(problems), plans.compiled.executable)
+
+
+def contract_problems(contract: Contract) -> list[Problem]:
+    """The loader's findings plus the compiler's for the contract's own engine (DuckDB when it
+    names none): unknown metrics and arguments are only known there."""
+    return _problems(contract, _own_plans(contract))
+
+
+def schema_problems(declared: Declared) -> list[Problem]:
+    """Where the document breaks the official ODCS schema of its version (none for a document
+    that was not read as YAML/JSON, such as a policy)."""
+    return official.schema_problems(declared.loaded) if declared.loaded is not None else []
+
+
+def _problems(contract: Contract, plans: Plans) -> list[Problem]:
+    findings = list(contract.findings)
+    findings += [f for f in plans.findings if f not in findings]
+    return [Problem(_lint_level(f), f.code, f.source_path, f.line, f.message) for f in findings]
+
+
+def _lint_level(finding: Finding) -> str:
+    """A rule that is not executable by design (an ODCS `text` rule, a `custom` rule for another
+    tool) is valid ODCS: `lint` warns about it. `check` still skips it and ends incomplete unless
+    it is accepted (`accept_unexecutable`)."""
+    from packata_sql.plans.compiler import NOT_EXECUTABLE_BY_DESIGN
+
+    if finding.code in NOT_EXECUTABLE_BY_DESIGN:
+        return "warning"
+    return finding.level.value
+
+
+def _own_plans(contract: Contract) -> Plans:
+    """The plans for the contract's own engine (DuckDB when it names none)."""
+    return compile(contract, contract_dialect(contract, default="duckdb") or "duckdb")
+
+
+# --- looking at an endpoint without checking it ----------------------------------------------
+
+
+def doctor(contract: Contract | None, endpoint: str | Endpoint, *, from_url: bool = True,
+           trust_environment: bool = False, timeout: float = 10.0) -> Diagnosis:
+    """Which login a run would use and where it came from (never a secret), the read-only
+    level it would get and, with a contract, whether every declared object and column is
+    there. `endpoint` is a URL or an `Endpoint`; `from_url` says the login came from a URL
+    (not from the contract's server and its PACKATA_<SERVER>_* variables)."""
+    from packata_sql.run.inspect import diagnose
+
+    resolved = endpoint if isinstance(endpoint, Endpoint) else \
+        resolve_endpoint(contract or NO_CONTRACT, endpoint, None, trust_environment)
+    return diagnose(resolved, contract, from_url=from_url, trust_environment=trust_environment,
+                    timeout_s=timeout)
+
+
+def snapshot(endpoint: str | Endpoint, objects: Sequence[str], *,
+             trust_environment: bool = False) -> str:
+    """Each object's live columns (name, type, nullability, key position) as the deterministic
+    JSON `check(baseline=…)` compares with; reads the catalog, never data. Raises
+    `UsageError` naming the object that cannot be read (with a did-you-mean)."""
+    from packata_sql.run.inspect import read_snapshot
+
+    resolved = endpoint if isinstance(endpoint, Endpoint) else \
+        resolve_endpoint(NO_CONTRACT, endpoint, None, trust_environment)
+    return read_snapshot(resolved, objects, trust_environment=trust_environment)
+
+
+# --- the dbt gate ----------------------------------------------------------------------------
+
+
+def gate_plan(contract: Contract, contract_text: bytes, object_name: str, model: str,
+              dialects: Sequence[str], findings: list[Finding] | None = None) -> dict[str, Any]:
+    """The dbt gate's plan for one contract object mapped to one dbt model (format
+    `packata-sql/dbt-plan@1`): each rule compiled per dialect with the relation left as gaps
+    the runtime fills with `this`. The compiler's findings are added to `findings`."""
+    from packata_sql.plans.gate import plan_document
+
+    return plan_document(contract, contract_text, object_name, model, dialects, findings)
+
+
+def gate_rules(contract: Contract, object_name: str) -> list[Rule]:
+    """The object's rules the dbt gate runs: every row-reading rule (catalog checks need a
+    session: `check --dbt-project` runs them)."""
+    from packata_sql.plans import gate
+
+    return gate.gate_rules(contract, object_name)
+
+
+def gate_login_checks() -> Mapping[str, str]:
+    """The SQL the dbt runtime runs before any SQL rule where the adapter's engine has escape
+    routes, the same questions a session asks: `risky_login` (a route out of read-only mode)
+    and `unfollowed_calls`."""
+    from packata_sql.sessions.postgres_routes import any_route_sql, unfollowed_calls_sql
+
+    return {"risky_login": any_route_sql(), "unfollowed_calls": unfollowed_calls_sql()}

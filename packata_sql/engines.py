@@ -103,6 +103,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         "spark", "Spark", "packata_sql.dialects.spark:Spark",
         session="packata_sql.sessions.spark:SparkConnectSession", kind=NETWORK,
         url_schemes=("sc",), default_port=15002, server_types=("spark", "databricks"),
+        custom_server=True,  # the official ODCS schema has no `spark` type
         url_reader="packata_sql.sessions.spark_endpoint:parse_spark_url",
         server_reader="packata_sql.sessions.spark_endpoint:spark_server_endpoint",
         login_origin="Spark Connect's default: no user name (the token authenticates)",

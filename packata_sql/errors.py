@@ -22,3 +22,8 @@ class UsageError(PackataError):
 
 class DeclarationError(UsageError):
     """A contract, policy or pipeline file that cannot be read or parsed at all (exit 3)."""
+
+
+class Unreachable(PackataError):
+    """No session could be opened (`init`): the message names the endpoint, never a secret;
+    the CLI exits 2, as for a run that could not measure."""

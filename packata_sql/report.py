@@ -11,16 +11,22 @@ from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.contracts.model import (
     Category,
     Constraint,
+    Expressif,
     Finding,
+    Latency,
     Level,
     Library,
     Predicate,
     Rule,
     Severity,
+    SlaDescriptive,
 )
 from packata_sql.values import to_decimal
 
 FORMAT = "packata-sql/report@1"
+#: The diagnostic of an SLA property no query observes: listed, counted apart, never a pass,
+#: and never what keeps a run incomplete (docs/semantics.md 1.1).
+SLA_DESCRIPTIVE = "sla-descriptive"
 
 
 class Status(Enum):
@@ -171,12 +177,21 @@ class Report:
         return tuple(f for f in self.findings if f.level is Level.ERROR and f.rule_key is None)
 
     def _accepted(self, result: RuleResult) -> bool:
+        if sla_descriptive(result):
+            return True
         return self.accept_unexecutable and result.descriptive and result.status is Status.SKIPPED
 
     @property
     def descriptive_only(self) -> int:
-        """Rules that describe quality and were not executed (accepted or not)."""
-        return sum(1 for r in self.results if r.descriptive and r.status is Status.SKIPPED)
+        """Rules that describe quality and were not executed (accepted or not); SLA
+        properties no query observes are counted apart (`sla_descriptive`)."""
+        return sum(1 for r in self.results if r.descriptive and r.status is Status.SKIPPED
+                   and not sla_descriptive(r))
+
+    @property
+    def sla_descriptive(self) -> int:
+        """SLA properties listed but not measured (`retention`, `frequency`, …)."""
+        return sum(1 for r in self.results if sla_descriptive(r))
 
     @property
     def accepted_unexecuted(self) -> int:
@@ -210,6 +225,11 @@ class Report:
         return EXIT_CODES[outcome]
 
 
+def sla_descriptive(result: RuleResult) -> bool:
+    return result.status is Status.SKIPPED and result.diagnostic is not None \
+        and result.diagnostic.code == SLA_DESCRIPTIVE
+
+
 def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
     """A rule's result, with what labels need: where it applies, its metric (or constraint
     kind), its line and its expectations in words."""
@@ -219,13 +239,18 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
     target = rule.target
     definition = rule.definition
     expectation = " and ".join(describe(e) for e in rule.expectations) or (
-        catalog_expectation(definition) if isinstance(definition, Constraint) else None)
+        catalog_expectation(definition) if isinstance(definition, Constraint) else None) or (
+        f"no older than {definition.limit.text()}" if isinstance(definition, Latency)
+        and definition.limit is not None else None)
     return RuleResult(
         rule.key, rule.source_path, rule.category, rule.severity, status, name=rule.name,
         target=".".join((target.object_name, *target.property_path)),
         metric=definition.metric if isinstance(definition, Library) else None,
         kind=shown_kind(definition) if isinstance(definition, Constraint)
-        else "expression" if isinstance(definition, Predicate) else None,
+        else "expression" if isinstance(definition, Predicate)
+        else "expressif" if isinstance(definition, Expressif)
+        else "latency" if isinstance(definition, Latency)
+        else SLA_DESCRIPTIVE if isinstance(definition, SlaDescriptive) else None,
         line=rule.line, expectation=expectation or None, **fields)
 
 
@@ -253,6 +278,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "elapsed_ms": report.elapsed_ms,
         "descriptive_only": report.descriptive_only,
         "accepted_unexecuted": report.accepted_unexecuted,
+        "sla_descriptive": report.sla_descriptive,
         "rules": [_rule(r) for r in report.results],
         "findings": [finding_document(f) for f in report.findings],
     }

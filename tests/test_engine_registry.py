@@ -17,12 +17,12 @@ import pytest
 
 from packata_sql import engines
 from packata_sql.api import contract_dialect, dialect_name
-from packata_sql.cli.doctor import login_lines
 from packata_sql.cli.main import DIALECT_NAMES, main
 from packata_sql.contracts.model import Contract, Server
 from packata_sql.dialects import BINDER_DIALECTS, COMPILE_DIALECTS, Dialect, get_dialect
 from packata_sql.engines import ENGINES, FILE, NETWORK, EngineSpec
 from packata_sql.plans.planner import DISTINCT_KEYS_APART
+from packata_sql.run.inspect import login_lines
 from packata_sql.sessions.base import TimedSession
 from packata_sql.sessions.endpoint import FILE_ENGINES, NETWORK_ENGINES, Endpoint, from_server, parse_url
 
@@ -172,10 +172,10 @@ def test_derived_lists_equal_the_registry():
 
 #: Where an engine's name may appear outside the registry and the engine's own modules.
 JUSTIFIED = {
-    ("packata_sql/dbt/plan.py", "duckdb"): "dbt adapter types and the default adapters",
-    ("packata_sql/dbt/plan.py", "postgres"): "dbt adapter types and the default adapters",
+    ("packata_sql/plans/gate.py", "duckdb"): "dbt adapter types and the default adapters",
+    ("packata_sql/plans/gate.py", "postgres"): "dbt adapter types and the default adapters",
     ("packata_sql/demo/__init__.py", "duckdb"): "the demo warehouse is a DuckDB file",
-    ("packata_sql/cli/lint.py", "duckdb"): "lint's dialect when a contract names no server",
+    ("packata_sql/api.py", "duckdb"): "lint's dialect when a contract names no server",
     ("packata_sql/dialects/regex.py", "postgres"): "the name of a regex flavor",
     ("packata_sql/sessions/mysql.py", "mssql"): "a MySQL sql_mode (MSSQL)",
     ("packata_sql/sessions/mysql.py", "postgresql"): "a MySQL sql_mode (POSTGRESQL)",
@@ -254,7 +254,7 @@ engines.ENGINES = tuple(spec for spec in engines.ENGINES if spec != removed)
 import io, contextlib, importlib.util
 from packata_sql import dialects
 from packata_sql import api
-from packata_sql.cli import doctor
+from packata_sql.run import inspect as doctor
 from packata_sql.cli import main as cli
 from packata_sql.plans import planner
 from packata_sql.sessions import base as session

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 import sqlglot.expressions as exp
 
@@ -16,9 +18,10 @@ from packata_sql.catalog.holding import (
     number_problem,
     temporal_text,
 )
-from packata_sql.catalog.temporal import not_temporal
+from packata_sql.catalog.temporal import not_temporal, offset_instant
 from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family, Layout, number_literal
+from packata_sql.dialects.fields import field_reference, struct_field
 from packata_sql.values import format_value
 
 UNITS = ("rows", "percent")
@@ -81,6 +84,26 @@ class MeasureContext:
     #: What rendering decided on the column types (a member a column cannot hold), as
     #: warnings for the rule being rendered; `take_notes` hands them over.
     notes: list[str] = field(default_factory=list)
+    #: Physical column → the IANA zone its values without a zone are read in (the property's
+    #: `logicalTypeOptions.defaultTimezone`); UTC where not declared.
+    zones: Mapping[str, str] = field(default_factory=dict)
+    #: The rule being rendered measures a nested property: its column → the physical field
+    #: path inside it and the leaf's declared logicalType (`with_fields`).
+    fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    declared_leaf: Mapping[str, str | None] = field(default_factory=dict)
+
+    def with_fields(self, column: str, fields: tuple[str, ...],
+                    declared: str | None) -> MeasureContext:
+        """The context for one rule on a nested property: `column(column)` is then the field."""
+        return replace(self, fields={column: fields}, declared_leaf={column: declared})
+
+    def layout(self, name: str) -> Layout:
+        """How the column holds the rule's fields; raises TypeMismatch where it holds none."""
+        native = self.native_types.get(name)
+        found = self.dialect.field_layout(native)
+        if found is None:
+            raise TypeMismatch
+        return found
 
     def take_notes(self) -> list[str]:
         taken = list(self.notes)
@@ -89,6 +112,8 @@ class MeasureContext:
 
     def held(self, name: str) -> ColumnType | None:
         """What the column's native type holds, on engines whose cells follow it."""
+        if name in self.fields:
+            return None  # the leaf's own type is not read to this precision
         native = self.native_types.get(name)
         if native is None or self.dialect.dynamic_typing:
             return None
@@ -113,11 +138,42 @@ class MeasureContext:
             return exp.true() if bound else exp.false()
         return op(this=column, expression=number_literal(bound))
 
-    def column(self, name: str) -> exp.Column:
-        return self.dialect.column(name)
+    def column(self, name: str) -> exp.Expr:
+        """The column, or the rule's nested field inside it (dialects/fields.py)."""
+        path = self.fields.get(name)
+        if path is None:
+            return self.dialect.column(name)
+        return field_reference(self.dialect, name, path, layout=self.layout(name),
+                               leaf=self.family(name))
+
+    def enclosing(self, name: str) -> exp.Expr | None:
+        """Non-NULL exactly where the object holding the rule's nested field exists; None for
+        a top-level column. A nested `required` counts missing fields only there."""
+        path = self.fields.get(name)
+        if path is None:
+            return None
+        return self.dialect.nested_object(self.dialect.column(name), path[:-1],
+                                          self.layout(name))
 
     def family(self, name: str) -> Family | None:
-        return self.families.get(name)
+        path = self.fields.get(name)
+        if path is None:
+            return self.families.get(name)
+        return self._leaf_family(name, path)
+
+    def _leaf_family(self, name: str, path: tuple[str, ...]) -> Family | None:
+        """A struct field's family as its catalog type says (the declared logicalType before
+        a catalog is read); a JSON leaf is read as its declared type (docs/formats.md)."""
+        if self.dialect.dynamic_typing:
+            return Family.DYNAMIC
+        declared = logical_family(self.declared_leaf.get(name))
+        native = self.native_types.get(name)
+        if self.layout(name) is Layout.STRUCT:
+            found = struct_field(native, path, self.dialect) if native is not None else None
+            return found.family if found is not None and found.found else declared
+        if declared in (Family.NUMBER, Family.BOOLEAN, Family.OTHER):
+            return declared
+        return Family.TEXT
 
     def key(self, name: str) -> exp.Expr:
         """A column as a byte-exact key, where collations could otherwise merge values."""
@@ -153,7 +209,22 @@ class MeasureContext:
             return self._cannot_hold(name, member, held, why)
         return self.dialect.number_equals(column, Fraction(member))
 
+    def _instant_equals(self, name: str, member: str, instant: datetime) -> exp.Expr:
+        """A member with an offset is an instant: equal to a cell of a column of instants at
+        that instant, and to a zone-less cell whose wall clock, read in the column's zone,
+        is that instant."""
+        held = self.held(name)
+        if held is not None and held.kind != "timestamp":
+            return self._cannot_hold(name, member, held, "it is an instant (it has an offset)")
+        if self.dialect.holds_instants(self.native_types.get(name)):
+            return exp.EQ(this=self.column(name), expression=self.dialect.instant_literal(instant))
+        wall = instant.astimezone(ZoneInfo(self.zones.get(name, "UTC"))).replace(tzinfo=None)
+        return self._temporal_equals(name, wall.isoformat(sep=" "))
+
     def _temporal_equals(self, name: str, member: str) -> exp.Expr:
+        instant = offset_instant(member)
+        if instant is not None:
+            return self._instant_equals(name, member, instant)
         held = self.held(name)
         text, why = temporal_text(member, held) if held is not None else (member, None)
         if held is not None and (text is None or why is not None):
@@ -297,7 +368,8 @@ def check_members(values: object, argument: str, logical_type: str | None, site:
             findings.append(site.finding(
                 "member-not-representable",
                 f"'{metric}.{argument}[{position}]' is not a valid {logical_type} (ISO "
-                "YYYY-MM-DD, YYYY-MM-DD HH:MM:SS, HH:MM:SS): it matches no cell",
+                "YYYY-MM-DD, YYYY-MM-DD HH:MM:SS with an optional Z or ±HH:MM offset, HH:MM:SS): it "
+                "matches no cell",
                 Level.WARNING,
             ))
             continue

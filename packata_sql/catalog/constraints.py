@@ -120,15 +120,24 @@ def counted_rows(count: exp.Expr) -> exp.Expr | None:
 
 
 class Required(ConstraintHandler):
+    """Rows without a value. On a nested field, rows whose enclosing object exists without
+    it: a missing object is its own property's `required` (as JSON Schema reads it)."""
+
     kind = "required"
 
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
-        return exp.Sub(this=_rows(), expression=exp.Count(this=context.column(columns[0])))
+        enclosing = context.enclosing(columns[0])
+        present = _rows() if enclosing is None else exp.Count(this=enclosing)
+        return exp.Sub(this=present, expression=exp.Count(this=context.column(columns[0])))
 
     def offending(self, rule: Rule, constraint: Constraint, context: MeasureContext,
                   columns: tuple[str, ...]) -> exp.Expr | None:
-        return _is_null(context.column(columns[0]))
+        missing = _is_null(context.column(columns[0]))
+        enclosing = context.enclosing(columns[0])
+        if enclosing is None:
+            return missing
+        return exp.and_(exp.Not(this=exp.paren(_is_null(enclosing), copy=False)), missing)
 
 
 class Unique(ConstraintHandler):

@@ -8,7 +8,9 @@ import datetime
 import re
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
+                        r"(?:Z|[+-]\d{2}:\d{2})?)?")
+_OFFSET = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})")
 _TIME = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?")
 _KINDS = {"date": (_DATE, datetime.date.fromisoformat),
           "timestamp": (_TIMESTAMP, datetime.datetime.fromisoformat),
@@ -28,3 +30,15 @@ def not_temporal(member: str, kind: str | None) -> bool:
             except ValueError:
                 continue
     return True
+
+
+def offset_instant(member: str) -> datetime.datetime | None:
+    """The instant (aware, UTC) of a timestamp member written with an offset
+    (`2024-01-01T00:00:00Z`, `…+02:00`); None for any other text (docs/semantics.md 3.2)."""
+    if not _OFFSET.fullmatch(member):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(member.replace("Z", "+00:00")).astimezone(
+            datetime.UTC)
+    except ValueError:
+        return None

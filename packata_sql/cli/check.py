@@ -9,12 +9,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from packata_sql import api
-from packata_sql.authored.parameters import ParameterError, parse_parameter
-from packata_sql.contracts.model import Contract
-from packata_sql.errors import UsageError
+from packata_sql.api import Contract, Endpoint, Report
 from packata_sql.render import render
-from packata_sql.report import Report
-from packata_sql.sessions.endpoint import Endpoint
 
 if TYPE_CHECKING:
     from packata_sql.cli.outputs import Output
@@ -32,7 +28,7 @@ def check_request(args: argparse.Namespace, endpoint: Endpoint) -> api.CheckRequ
     return api.CheckRequest(
         select=tuple(args.select) if args.select else None,
         categories=tuple(args.category) if args.category else None,
-        parameters=dict(parameters(args.param)), timeout=args.timeout, budget=args.budget,
+        parameters=api.parse_parameters(args.param), timeout=args.timeout, budget=args.budget,
         trust_environment=args.trust_environment, show_sql=args.show_sql,
         accept_unexecutable=args.accept_unexecutable, samples=args.samples,
         odcs_between=args.odcs_between, schema_drift=args.schema_drift,
@@ -52,13 +48,6 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
               "(the password is not shown)", file=sys.stderr)
     return endpoint
 
-
-def parameters(raw: list[str]) -> list[tuple[str, object]]:
-    """`--param NAME[:TYPE]=VALUE`, typed."""
-    try:
-        return [parse_parameter(text) for text in raw]
-    except ParameterError as error:
-        raise UsageError(str(error)) from None
 
 
 def emit(report: Report, fmt: str, output: str | None) -> None:
@@ -93,7 +82,7 @@ def check_command(args: argparse.Namespace) -> int:
                                object_name=args.object, odcs_between=args.odcs_between)
     contract = declared.contract
     if print_misspellings(args.contract, contract):
-        notice = schema_notice(args.contract, declared.loaded)
+        notice = schema_notice(args.contract, declared)
         if notice:  # may quote the contract's values
             from packata_sql.render.neutral import plain
 
@@ -104,9 +93,7 @@ def check_command(args: argparse.Namespace) -> int:
     observer, close = start(args.progress)
     try:
         if args.dbt_project:  # only the models dbt built in its last run
-            from packata_sql.dbt.manifest import dbt_compiler
-
-            request = replace(request, compiler=dbt_compiler(args.dbt_project, endpoint))
+            request = replace(request, dbt_project=args.dbt_project)
         report = api.check_endpoint(contract, endpoint, replace(request, progress=observer))
     finally:
         close()

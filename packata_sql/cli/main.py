@@ -29,6 +29,7 @@ examples:
   packata-sql doctor contract.yaml --server prod
   packata-sql init --url duckdb:///warehouse.duckdb --object orders -o orders.yaml
   packata-sql diff old/orders.yaml orders.yaml --format markdown
+  packata-sql import sql schema.sql --dialect postgres -o contract.yaml
 
 exit codes:
   0    pass, or warn (failures of severity warning only)
@@ -217,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trust-environment", action="store_true",
                        help="allow targets whose read-only mode the engine cannot enforce")
     check.add_argument("--show-sql", action="store_true", help="add the SQL to the report")
-    check.add_argument("--category", action="append", choices=("constraint", "quality"),
+    check.add_argument("--category", action="append", choices=("constraint", "quality", "sla"),
                        help="run only rules of this category (repeatable; default: all)")
     check.add_argument("--schema-drift", action="store_true",
                        help="classify how each object drifted from the contract's schema")
@@ -245,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                           + " (default: the engine of the contract's first server)")
     compile_.add_argument("--format", choices=("sql", "json"),
                           help="sql (readable, the default on a terminal) or json")
-    compile_.add_argument("--category", action="append", choices=("constraint", "quality"),
+    compile_.add_argument("--category", action="append", choices=("constraint", "quality", "sla"),
                           help="plan only rules of this category (repeatable; default: all)")
     compile_.add_argument("--odcs-between", choices=("exclusive", "inclusive"),
                           default="exclusive")
@@ -276,13 +277,35 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write nothing; exit 1 when a generated file is stale or missing")
 
     lint = commands.add_parser("lint", help="validate a contract without a database")
-    lint.add_argument("contract", type=_not_a_url)
+    lint.add_argument("contract", type=_not_a_url, nargs="?")
+    lint.add_argument("--expressif", action="store_true",
+                      help="list the Expressif operations each engine runs, and exit")
     lint.add_argument("--odcs-between", choices=("exclusive", "inclusive"), default="exclusive")
 
-    init = commands.add_parser("init", help="write a starter contract from a table's columns")
+    init = commands.add_parser("init", help="write a starter contract from tables' columns")
     init.add_argument("--url", required=True, help="database URL (the password is not written)")
-    init.add_argument("--object", required=True, metavar="TABLE", help="the table or view")
+    init.add_argument("--object", action="append", default=[], metavar="TABLE",
+                      help="a table or view, or a glob such as 'orders*' (repeatable)")
+    init.add_argument("--schema", metavar="NAME",
+                      help="the schema to read; alone: every table and view in it")
     init.add_argument("--output", "-o", metavar="FILE", help="write here (default: stdout)")
+
+    imports = commands.add_parser("import", help="write a starter contract from DDL or dbt")
+    importers = imports.add_subparsers(dest="import_command", required=True,
+                                       parser_class=_Parser)
+    ddl = importers.add_parser("sql", help="from SQL DDL files (CREATE TABLE / VIEW)")
+    ddl.add_argument("files", nargs="+", metavar="FILE")
+    ddl.add_argument("--dialect", required=True, metavar="D",
+                     help=f"the DDL's dialect, one of: {', '.join(DIALECT_NAMES)}")
+    manifest = importers.add_parser("dbt", help="from a dbt manifest.json")
+    manifest.add_argument("manifest", metavar="MANIFEST")
+    manifest.add_argument("--model", action="append", default=[], metavar="NAME",
+                          help="a model to import, or a glob (repeatable; default: every model)")
+    for importer in (ddl, manifest):
+        importer.add_argument("--url", help="the server the contract declares (nothing is "
+                              "connected to; the password is not written)")
+        importer.add_argument("--output", "-o", metavar="FILE",
+                              help="write here (default: stdout)")
 
     schema = commands.add_parser("schema", help="save an object's live schema (no data)")
     snapshot = schema.add_subparsers(dest="schema_command", required=True,
@@ -347,6 +370,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from packata_sql.cli.init_contract import init_command
 
             return init_command(args)
+        if args.command == "import":
+            from packata_sql.cli.init_contract import import_command
+
+            return import_command(args)
         if args.command == "schema":
             from packata_sql.cli.snapshot import snapshot_command
 

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from packata_sql.api import Progress
 from packata_sql.render.neutral import terminal
-from packata_sql.run.run_state import Progress
 
 
 def choose(mode: str, stream: TextIO | None = None) -> str:

@@ -32,6 +32,9 @@ CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType", "drift"})
 ROW_KINDS = frozenset({"required", "unique", "primaryKey"})
 #: logicalTypeOptions keys that modify another option instead of being a check of their own.
 MODIFIERS = frozenset({"exclusiveMinimum", "exclusiveMaximum"})
+#: logicalTypeOptions keys that say how values are read, not what they may be: the zone of a
+#: timestamp without one (read by an SLA latency, docs/semantics.md 1.1).
+READING = frozenset({"timezone", "defaultTimezone"})
 #: The kind of a rule for a declaration that cannot be checked as written: the loader's finding
 #: skips it (SchemaProperty.problems).
 INVALID = "invalid"
@@ -43,7 +46,10 @@ def object_key(obj: SchemaObject) -> str:
 
 
 def property_key(obj: SchemaObject, prop: SchemaProperty) -> str:
-    return f"{object_key(obj)}.properties[{prop.name}]"
+    """`schema[orders].properties[customer].properties[city]` for a nested field: the
+    logical path, as the keys of quality rules written on it."""
+    names = prop.names or (prop.name,)
+    return object_key(obj) + "".join(f".properties[{name}]" for name in names)
 
 
 def constraint_rules(obj: SchemaObject, taken: set[str]) -> tuple[list[Rule], list[Finding]]:
@@ -117,14 +123,8 @@ def _problems_by_declaration(prop: SchemaProperty) -> dict[str, list[Finding]]:
 
 def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
     column = (prop.physical,)
-    if not (prop.logical_type or prop.physical_type):
-        yield Constraint("present", column), "present"  # the type checks include presence
-    if prop.logical_type:
-        yield Constraint("logicalType", column,
-                                        (("logicalType", prop.logical_type),)), "logicalType"
-    if prop.physical_type:
-        yield Constraint("physicalType", column,
-                                         (("physicalType", prop.physical_type),)), "physicalType"
+    if not prop.fields:  # the catalog lists columns, not the fields inside one
+        yield from _catalog_checks(prop, column)
     if prop.required:
         yield Constraint("required", column), "required"
     if prop.unique:
@@ -134,7 +134,7 @@ def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
                                           ("logicalType", prop.logical_type))), "enum"
     options = dict(prop.options)
     for name, value in prop.options:
-        if name in MODIFIERS and isinstance(value, bool):
+        if name in READING or (name in MODIFIERS and isinstance(value, bool)):
             continue  # the boolean form qualifies minimum/maximum (ODCS 3.0)
         arguments: list[tuple[str, object]] = [(name, value)]
         bound = {"minimum": "exclusiveMinimum", "maximum": "exclusiveMaximum"}.get(name)
@@ -144,12 +144,25 @@ def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
         yield Constraint(name, column, tuple(arguments)), f"logicalTypeOptions.{name}"
 
 
+def _catalog_checks(prop: SchemaProperty,
+                    column: tuple[str, ...]) -> Iterable[tuple[Constraint, str]]:
+    if not (prop.logical_type or prop.physical_type):
+        yield Constraint("present", column), "present"  # the type checks include presence
+    if prop.logical_type:
+        yield Constraint("logicalType", column,
+                         (("logicalType", prop.logical_type),)), "logicalType"
+    if prop.physical_type:
+        yield Constraint("physicalType", column,
+                         (("physicalType", prop.physical_type),)), "physicalType"
+
+
 def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, declaration: str,
           definition: Constraint) -> Rule:
     """`declaration` is where on the property the check is written (`required`,
     `logicalTypeOptions.maxLength`); the rule's path and line point there."""
-    target = Target(obj.name, obj.physical, (prop.name,), prop.physical, prop.logical_type,
-                    exact_object=obj.exact, exact_property=prop.exact)
+    target = Target(obj.name, obj.physical, prop.names or (prop.name,), prop.physical,
+                    prop.logical_type, nested=bool(prop.fields), exact_object=obj.exact,
+                    exact_property=prop.exact, fields=prop.fields)
     expectations = () if definition.kind in CATALOG_KINDS | {INVALID} else _NO_VIOLATIONS
     return Rule(key, f"{prop.source_path}.{declaration}", Category.CONSTRAINT, target,
                 definition, expectations, severity=Severity.ERROR,

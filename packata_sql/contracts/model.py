@@ -7,6 +7,8 @@ from decimal import Decimal
 from enum import Enum
 from fractions import Fraction
 
+from packata_sql.contracts.durations import Duration
+
 # A YAML/JSON value after loading: numbers are exact (int or Decimal), never float.
 Scalar = str | int | Decimal | bool | None
 Operand = Fraction | bool
@@ -63,6 +65,17 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class Relation:
+    """Where one object's rules read in place of the table the contract declares (a dbt
+    model's relation: schema segments, then its name), or the finding that skips them
+    (`refusal`; `for_object`: it is also one finding on the contract, not only per rule)."""
+
+    segments: tuple[str, ...] = ()
+    refusal: Finding | None = None
+    for_object: bool = False
+
+
+@dataclass(frozen=True)
 class Target:
     """What a rule measures: an object (table/view) and optionally one property (column)."""
 
@@ -76,6 +89,15 @@ class Target:
     #: without one, a missing name is read as the engine reads an unquoted identifier.
     exact_object: bool = False
     exact_property: bool = False
+    #: A nested property reached through `object` properties: the physical field names inside
+    #: `physical_property`, outermost first. Empty for a top-level property and for anything
+    #: under array `items` or a `map`, which is never flattened implicitly.
+    fields: tuple[str, ...] = ()
+
+    @property
+    def unreachable(self) -> bool:
+        """Nested, yet not a field of a struct or JSON column: array items or map entries."""
+        return self.nested and not self.fields
 
 
 @dataclass(frozen=True)
@@ -137,7 +159,49 @@ class Custom:
     engine: str
 
 
-Definition = Library | Constraint | Sql | Predicate | Text | Custom
+#: The ODCS `custom` engine whose rules packata-sql compiles (issue 22): Expressif.
+EXPRESSIF_ENGINE = "expressif"
+
+
+@dataclass(frozen=True)
+class Expressif:
+    """An ODCS `custom` rule for engine `expressif`: executable by design, so never accepted
+    unexecuted. The payload stays as written (a JSON string, or a mapping frozen as pairs);
+    the compiler reads it, so a malformed one is a compilation finding on this rule.
+    `arguments` are the rule's typed declaration arguments, bound as `@name` through the
+    driver, never as program or SQL text."""
+
+    implementation: str | tuple[tuple[str, object], ...]
+    arguments: tuple[tuple[str, object], ...] = ()
+
+    def payload(self) -> str | dict[str, object]:
+        """The implementation as the payload reader takes it."""
+        if isinstance(self.implementation, str):
+            return self.implementation
+        return dict(self.implementation)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """An SLA `latency` (alias `freshness`): the newest value of the rule's column may be no
+    older than `limit` at the run's observation time (docs/semantics.md 1.1). `zone`: the IANA
+    zone a value without one is read in (the property's `logicalTypeOptions.defaultTimezone`,
+    else UTC)."""
+
+    limit: Duration | None  # None: the declaration's value or unit is unusable (a finding)
+    zone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class SlaDescriptive:
+    """An SLA property no query can observe (`retention`, `frequency`, `availability`, …):
+    listed in every report as `sla-descriptive`, never run and never a pass."""
+
+    property: str
+
+
+Definition = (Library | Constraint | Sql | Predicate | Text | Custom | Expressif | Latency
+              | SlaDescriptive)
 
 
 @dataclass(frozen=True)
@@ -166,7 +230,8 @@ class Server:
 
 @dataclass(frozen=True)
 class SchemaProperty:
-    """One declared top-level property and what its schema says about permitted data."""
+    """One declared property (top-level, or a field nested in one through `object`
+    properties) and what its schema says about permitted data."""
 
     name: str
     physical: str
@@ -190,6 +255,10 @@ class SchemaProperty:
     #: Declarations that cannot be checked as written (`required: "yes"`, a misspelt key), each
     #: with its finding: each becomes a skipped rule, never a silent drop.
     problems: tuple[tuple[str, Finding], ...] = ()
+    #: A nested property: its logical names from the top-level property down (the rule keys
+    #: keep them), and its physical field names inside the top-level column `physical`.
+    names: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
 
     def line_of(self, declaration: str) -> int | None:
         return dict(self.lines).get(declaration) or self.line

@@ -13,10 +13,12 @@ from typing import Any
 from packata_sql.contracts.constraints import constraint_rules
 from packata_sql.contracts.expectations import SPELLINGS, parse_expectations
 from packata_sql.contracts.model import (
+    EXPRESSIF_ENGINE,
     Category,
     Contract,
     Custom,
     Definition,
+    Expressif,
     Finding,
     Level,
     Library,
@@ -42,6 +44,7 @@ from packata_sql.contracts.odcs_declarations import (
 from packata_sql.contracts.odcs_declarations import freeze as _freeze
 from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
+from packata_sql.contracts.odcs_sla import sla_rules
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
 
 Path = YamlPath
@@ -84,6 +87,14 @@ class _Scope:
     nested: bool = False
     exact_object: bool = False
     exact_property: bool = False
+    #: Physical field names inside `physical_property` (Target.fields); empty at the top
+    #: level and anywhere under array items or a map.
+    fields: tuple[str, ...] = ()
+
+    @property
+    def holds_fields(self) -> bool:
+        """Whether properties below this one are fields of its column (not array items)."""
+        return not self.nested or bool(self.fields)
 
 
 @dataclass
@@ -204,6 +215,10 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
     if schema is not None and not isinstance(schema, list):
         raise SourceError(path, "'schema' must be a list of objects", loaded.line(("schema",)))
     objects = [_read_object(reader, obj, index) for index, obj in enumerate(schema or [])]
+    sla, sla_findings = sla_rules(document, [o for o in objects if o is not None], reader.keys,
+                                  reader.line)
+    reader.rules.extend(sla)
+    reader.findings.extend(sla_findings)
     reader.skip_misspelt()
     reader.distinct_ids()
     accept = _accepts_unexecutable(reader, document.get("customProperties"))
@@ -339,8 +354,10 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             reader.findings.append(Finding("invalid-property", "a property must be a mapping",
                                            where, line=reader.line(yaml_path)))
             continue
+        # A field of a struct or JSON column reads its constraints as a column does.
+        holds_constraints = top_level or parent.holds_fields
         unknown = reader.warn_unknown(prop, "property", where, yaml_path,
-                                      misspelt_constraints(prop) if top_level else ())
+                                      misspelt_constraints(prop) if holds_constraints else ())
         name = _text(prop.get("name"))
         if not name:
             reader.findings.append(Finding("missing-name", "a property needs a 'name'", where,
@@ -358,9 +375,13 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             exact_object=parent.exact_object,
             exact_property=bool(_text(prop.get("physicalName"))) if top_level
             else parent.exact_property,
+            fields=(*parent.fields, _text(prop.get("physicalName")) or name)
+            if not top_level and holds_constraints and name else (),
         )
         _read_quality(reader, prop, scope)
-        if not top_level:
+        if scope.fields:
+            _nested_constraint_rules(reader, prop, scope)
+        elif not top_level:
             nested_constraints(reader.findings, reader.line, prop, where, yaml_path)
         _read_properties(reader, prop.get("properties"), scope, top_level=False)
         _read_items(reader, prop.get("items"), scope)
@@ -371,6 +392,34 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             else:
                 _read_properties(reader, prop.get(misspelt), scope, top_level=False,
                                  key=misspelt)
+
+
+def _nested_constraint_rules(reader: _Reader, prop: Mapping[str, Any], scope: _Scope) -> None:
+    """What a field of a struct or JSON column declares becomes rules as a column's would,
+    keyed by its logical path; its presence and types are not looked up in the catalog,
+    which lists the column, not its fields (docs/formats.md)."""
+    declared = schema_property(reader.line, prop, scope.yaml_path, scope.index_path)
+    if declared.primary_key:
+        reader.findings.append(Finding(
+            "nested-property-not-supported", "primaryKey on a nested field is not checked: "
+            "a key is made of columns", scope.index_path, Level.WARNING,
+            line=reader.line((*scope.yaml_path, "primaryKey"))))
+    typed = [key for key in ("logicalType", "physicalType") if prop.get(key) is not None]
+    if typed:
+        reader.findings.append(Finding(
+            "nested-type-not-checked", f"{' and '.join(typed)} of a nested field are not "
+            "checked: the catalog lists the column, not the fields inside it",
+            scope.index_path, Level.INFO, line=reader.line((*scope.yaml_path, typed[0]))))
+    field_property = replace(declared, physical=scope.physical_property or "",
+                             exact=scope.exact_property, primary_key=False,
+                             names=scope.property_path, fields=scope.fields)
+    if not scope.object_name or not scope.physical_property:
+        return
+    shadow = SchemaObject(scope.object_name, scope.physical_object, (field_property,),
+                          exact=scope.exact_object)
+    rules, findings = constraint_rules(shadow, reader.keys)
+    reader.rules.extend(rules)
+    reader.findings.extend(findings)
 
 
 def _read_map(reader: _Reader, raw: object, parent: _Scope) -> None:
@@ -437,7 +486,7 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
                     scope.physical_property, scope.logical_type, scope.nested,
-                    scope.exact_object, scope.exact_property)
+                    scope.exact_object, scope.exact_property, scope.fields)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))
@@ -472,11 +521,36 @@ def _definition(reader: _Reader, entry: Mapping[str, Any], site: Site) -> Defini
     if kind == "sql":
         return Sql(_text(entry.get("query")))
     if kind == "custom":
-        return Custom(_text(entry.get("engine")))
+        engine = _text(entry.get("engine"))
+        if engine.lower() == EXPRESSIF_ENGINE:
+            return _expressif(reader, entry, site)
+        return Custom(engine)
     if kind != "library":
         reader.findings.append(site.finding("unknown-rule-type", f"unknown rule type '{kind}'"))
         return Custom(kind)
     return _library(reader, entry, site)
+
+
+def _expressif(reader: _Reader, entry: Mapping[str, Any], site: Site) -> Expressif:
+    """The payload is kept as written for the compiler to read; only its container is checked
+    here (ODCS: a string or an object), so a rule with none still appears, skipped."""
+    raw = entry.get("implementation")
+    implementation: str | tuple[tuple[str, object], ...] = ""
+    if isinstance(raw, str):
+        implementation = raw
+    elif isinstance(raw, dict):
+        implementation = tuple((str(k), _freeze(v)) for k, v in raw.items())
+    else:
+        reader.findings.append(site.finding(
+            "invalid-implementation",
+            "an expressif rule needs an 'implementation': a JSON string such as "
+            '\'{"version":"1","kind":"predicate","scope":"value","program":"positive"}\' '
+            "or the same as a mapping"))
+    arguments = entry.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        reader.findings.append(site.finding("invalid-arguments", "'arguments' must be a mapping"))
+    pairs = arguments.items() if isinstance(arguments, dict) else ()
+    return Expressif(implementation, tuple((str(k), _freeze(v)) for k, v in pairs))
 
 
 def _library(reader: _Reader, entry: Mapping[str, Any], site: Site) -> Library:

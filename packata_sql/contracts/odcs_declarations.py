@@ -167,7 +167,8 @@ _CONSTRAINT_KEYS = ("required", "unique", "primaryKey", "logicalTypeOptions", "e
 
 def nested_constraints(findings: list[Finding], line: Lines, prop: Mapping[str, Any],
                        where: str, yaml_path: YamlPath) -> None:
-    """Nested properties are no columns: what they declare is reported, not dropped."""
+    """Properties under array items or a map are no columns: what they declare is reported,
+    not dropped."""
     declared = [key for key in _CONSTRAINT_KEYS if prop.get(key) not in (None, False, {})]
     for alias, (_, inverted) in ALIASES.items():  # another tool's spelling (isUnique, …)
         value = prop.get(alias)
@@ -176,7 +177,8 @@ def nested_constraints(findings: list[Finding], line: Lines, prop: Mapping[str, 
     if declared:
         findings.append(Finding(
             "nested-constraint-not-checked",
-            f"{', '.join(declared)} on a nested property is not checked yet", where,
+            f"{', '.join(declared)} under array items or map entries is not checked: arrays "
+            "are never flattened implicitly", where,
             Level.WARNING, line=line((*yaml_path, declared[0])),
         ))
 

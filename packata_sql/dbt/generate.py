@@ -10,12 +10,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from packata_sql import __version__
-from packata_sql.contracts.model import Contract, Finding
-from packata_sql.dbt.plan import DEFAULT_DIALECTS, gate_rules, plan_document
-from packata_sql.dialects import COMPILE_DIALECTS
+from packata_sql import __version__, api
+from packata_sql.api import Contract, Finding
 from packata_sql.errors import UsageError
-from packata_sql.sessions.postgres_routes import any_route_sql, unfollowed_calls_sql
 
 FOLDER = Path("macros") / "packata_sql"
 RUNTIME = "runtime.sql"
@@ -34,13 +31,14 @@ class Mapped:
 
 def runtime_text() -> str:
     source = resources.files("packata_sql.dbt").joinpath("runtime.sql").read_text(encoding="utf-8")
-    body = source.replace("__RISKY_LOGIN__", '"' + any_route_sql() + '"').replace(
-        "__UNFOLLOWED_CALLS__", '"' + unfollowed_calls_sql() + '"')
+    checks = api.gate_login_checks()
+    body = source.replace("__RISKY_LOGIN__", '"' + checks["risky_login"] + '"').replace(
+        "__UNFOLLOWED_CALLS__", '"' + checks["unfollowed_calls"] + '"')
     return f"{{# {MARK} {__version__}: the dbt runtime. Do not edit; regenerate. #}}\n{body}"
 
 
 def plan_text(mapped: Mapped, dialects: tuple[str, ...], findings: list[Finding]) -> str:
-    document = plan_document(mapped.contract, mapped.text, mapped.object_name, mapped.model,
+    document = api.gate_plan(mapped.contract, mapped.text, mapped.object_name, mapped.model,
                              dialects, findings)
     body = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=True)
     # Outside strings JSON never holds `{{`, `{%` or `{#`; inside them these escapes keep Jinja
@@ -91,7 +89,7 @@ def map_models(contracts: list[tuple[Contract, bytes]], objects: dict[str, str])
                                  f"to model '{model}'; pass --object to tell them apart")
             seen[model] = f"{contract.path}:{name}"
             mapped.append(Mapped(contract, text, name, model))
-        if not any(gate_rules(contract, m.object_name) for m in mapped[before:]):
+        if not any(api.gate_rules(contract, m.object_name) for m in mapped[before:]):
             raise UsageError(f"{contract.path}: no dbt plan with a rule would be written, so the "
                              f"gate would check nothing; {_why_nothing(contract, mapped[before:])}")
     return mapped
@@ -128,10 +126,8 @@ def print_findings(contract_path: str, findings: list[Finding]) -> None:
 
 def generate(contract_paths: list[str], project_dir: str, dialects: list[str] | None,
              objects: list[str], odcs_between: str, check: bool) -> int:
-    from packata_sql import api
-
-    chosen = tuple(dict.fromkeys(dialects or DEFAULT_DIALECTS))
-    unknown = [d for d in chosen if d not in COMPILE_DIALECTS]
+    chosen = tuple(dict.fromkeys(dialects or api.GATE_DIALECTS))
+    unknown = [d for d in chosen if d not in api.COMPILE_DIALECTS]
     if unknown:
         raise UsageError(api.dialect_hint(unknown[0]))
     root = Path(project_dir)

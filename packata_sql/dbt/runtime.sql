@@ -8,7 +8,8 @@
     column, type mismatch, zero rows, missing parameter) are decided before any statement runs.
     vars: packata_sql_enabled (true), packata_sql_fail_on (error|warning),
           packata_sql_incomplete (warn|error), packata_sql_params ({name: value}),
-          packata_sql_timeout_s (300), packata_sql_trust_environment (false) -#}
+          packata_sql_timeout_s (300), packata_sql_trust_environment (false),
+          packata_sql_observed_at (an ISO instant with a zone; default run_started_at) -#}
 
 {% macro packata_sql_check(name=none) %}
   {%- if not execute or not var('packata_sql_enabled', true) -%}{{ return('') }}{%- endif -%}
@@ -38,9 +39,11 @@
   {%- do adapter.dispatch('packata_sql_begin')(state) -%}
   {%- set present = adapter.dispatch('packata_sql_columns')(compiled.exact_names) -%}
 
-  {#- Library rules: one fused scan over the rules whose columns exist with a compiled family -#}
+  {#- Library rules (and Expressif value, row and dataset rules): one fused scan over the rules
+      whose columns exist with a compiled family -#}
   {%- set fused = [] -%}
-  {%- for rule in plan.rules if rule.kind == 'library' -%}
+  {%- set observed = packata_sql_observed_at() -%}
+  {%- for rule in plan.rules if rule.kind in ('library', 'latency') -%}
     {%- set entry = compiled.rules[rule.key] -%}
     {%- set missing = [] -%}{%- set families = [] -%}
     {%- for c in entry.get('columns', []) -%}
@@ -55,7 +58,8 @@
     {%- elif entry.variants.get(families | join(','), entry.variants.get('*')) is none -%}
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="type-mismatch")) -%}
     {%- else -%}
-      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*'))]) -%}
+      {%- set found = present.get(entry.columns[0] if compiled.exact_names else entry.columns[0] | lower) if entry.columns else none -%}
+      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*')), found in compiled.get('instants', [])]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if fused -%}
@@ -66,10 +70,17 @@
     {%- for pair in fused -%}
       {%- set rule = pair[0] -%}
       {%- set count = packata_sql_exact_cell(cell.rows[0][loop.index]) -%}
-      {%- if count.kind == 'null' -%}
+      {%- if rule.kind == 'latency' -%}
+        {%- set aged = packata_sql_latency(rule.latency, count, rows, pair[2], observed, modules.datetime, modules.pytz) -%}
+        {%- do results.append(packata_sql_result(rule, state, aged.status, code=aged.get('code'), value=aged.get('value'), evidence={"rows": rows}, failed=aged.failed, fused=fused | length > 1)) -%}
+      {%- elif count.kind == 'null' -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="null-result", fused=fused | length > 1)) -%}
       {%- elif count.kind != 'number' -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="not-a-number", fused=fused | length > 1)) -%}
+      {%- elif rule.get('population') and rows == 0 -%}
+        {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="empty-population", fused=fused | length > 1)) -%}
+      {%- elif rule.get('boolean') -%}
+        {%- do results.append(packata_sql_judged(rule, state, {"kind": "bool", "value": count.num != 0}, {"rows": rows}, fused | length > 1)) -%}
       {%- elif rule.unit == 'percent' and rows == 0 -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="zero-rows", evidence={"numerator": count.num // count.den, "denominator": 0}, fused=fused | length > 1)) -%}
       {%- elif rule.unit == 'percent' -%}
@@ -285,6 +296,18 @@
 {% endmacro %}
 
 
+{#- The run's observation instant (aware): the var packata_sql_observed_at, else dbt's run_started_at. -#}
+{% macro packata_sql_observed_at() %}
+  {%- set given = var('packata_sql_observed_at', none) -%}
+  {%- if given is none -%}{{ return(run_started_at.astimezone(modules.pytz.utc)) }}{%- endif -%}
+  {%- set parsed = modules.datetime.datetime.fromisoformat(given | string | replace('Z', '+00:00')) -%}
+  {%- if parsed.tzinfo is none -%}
+    {{ exceptions.raise_compiler_error("packata-sql: the var packata_sql_observed_at needs a time zone (e.g. 2026-12-01T08:00:00Z)") }}
+  {%- endif -%}
+  {{ return(parsed.astimezone(modules.pytz.utc)) }}
+{% endmacro %}
+
+
 {#- Pure Jinja from here on: no dbt context, so the unit suite checks it with plain jinja2 against
     packata_sql.contracts.expectations.verdict. Numbers are exact [numerator, denominator] pairs of ints. -#}
 
@@ -358,4 +381,39 @@
     {%- if not packata_sql_holds(e, value) -%}{%- do failed.append(e.text) -%}{%- endif -%}
   {%- endfor -%}
   {{ return({"status": "failed" if failed else "passed", "failed": failed}) }}
+{% endmacro %}
+
+
+{#- An SLA latency's verdict (docs/semantics.md 1.1), as run/freshness.py decides it: `newest` the
+    scan's epoch microseconds, `instants` whether the column holds instants (else its wall
+    clock is read in latency.zone), `observed` the aware observation instant, `datetime` and
+    `pytz` dbt's modules. Exact: integer microseconds, and calendar months on the calendar. -#}
+{% macro packata_sql_latency(latency, newest, rows, instants, observed, datetime, pytz) %}
+  {%- if latency is none -%}{{ return({"status": "skipped", "code": "invalid-sla-value", "failed": []}) }}{%- endif -%}
+  {%- if newest.kind == 'null' -%}
+    {{ return({"status": "inconclusive", "code": "zero-rows-latency" if rows == 0 else "all-null-latency", "failed": []}) }}
+  {%- endif -%}
+  {%- if newest.kind != 'number' or newest.den != 1 -%}{{ return({"status": "inconclusive", "code": "not-a-number", "failed": []}) }}{%- endif -%}
+  {%- set dt = datetime.datetime -%}{%- set td = datetime.timedelta -%}
+  {%- set wall = dt(1970, 1, 1) + td(microseconds=newest.num) -%}
+  {%- if instants or latency.zone == 'UTC' -%}{%- set instant = pytz.utc.localize(wall) -%}
+  {%- else -%}
+    {#- As zoneinfo's fold=0: an ambiguous wall clock takes its first reading, a missing one the offset before the gap. -#}
+    {%- set tz = pytz.timezone(latency.zone) -%}
+    {%- set first = tz.localize(wall, is_dst=true) -%}
+    {%- set instant = (first if tz.normalize(first).replace(tzinfo=none) == wall else tz.localize(wall, is_dst=false)).astimezone(pytz.utc) -%}
+  {%- endif -%}
+  {%- set age = observed - instant -%}
+  {%- set age_us = (age.days * 86400 + age.seconds) * 1000000 + age.microseconds -%}
+  {%- if latency.micros is not none -%}
+    {%- set fresh = age_us <= latency.micros -%}
+  {%- else -%}
+    {%- set index = observed.year * 12 + observed.month - 1 - latency.months -%}
+    {%- set year = index // 12 -%}{%- set month = index % 12 + 1 -%}
+    {%- set first_next = dt(year + month // 12, month % 12 + 1, 1) -%}
+    {%- set last = (first_next - td(days=1)).day -%}
+    {%- set limit = observed.replace(year=year, month=month, day=[observed.day, last] | min) -%}
+    {%- set fresh = instant >= limit -%}
+  {%- endif -%}
+  {{ return({"status": "passed" if fresh else "failed", "value": [age_us, 1000000], "failed": [] if fresh else [latency.text]}) }}
 {% endmacro %}

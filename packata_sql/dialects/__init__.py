@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
 
@@ -25,6 +25,16 @@ class Family(Enum):
     TEMPORAL = "temporal"
     OTHER = "other"
     DYNAMIC = "dynamic"  # any cell may hold any type (SQLite): guard each comparison at run time
+
+
+class Layout(Enum):
+    """How a column holds named fields, for a nested property (docs/formats.md, "Nested
+    properties"): typed fields (DuckDB and Spark STRUCT, PostgreSQL composite types) or a JSON
+    document (PostgreSQL jsonb/json, MariaDB JSON, SQLite JSON1)."""
+
+    STRUCT = "struct"
+    JSON = "json"
+    JSON_TEXT = "json-text"  # PostgreSQL `json` (not `jsonb`): the same paths, json_ functions
 
 
 class Dialect:
@@ -165,6 +175,21 @@ class Dialect:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
 
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        """Why the engine's UPPER (or LOWER) differs from .NET's invariant simple case
+        mapping (Expressif's), if it does."""
+        return None
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        """.NET's `String.Length`: UTF-16 code units, so a character beyond U+FFFF counts
+        two; None where the engine cannot count them."""
+        return None
+
+    def _astral_plus_characters(self, text: exp.Expr, astral: exp.Expr) -> exp.Expr:
+        """Characters plus the characters beyond U+FFFF, given `astral` (the text with every
+        other character removed)."""
+        return exp.Add(this=self.char_length(text), expression=self.char_length(astral))
+
     #: How the engine reads a regular expression; `portable` spells patterns for it.
     regex_flavor: Flavor = Flavor.RE2
     #: Whether the engine's matcher backtracks (PCRE, ICU, Java, .NET, Python `re`), so that
@@ -187,11 +212,69 @@ class Dialect:
         where cells do not follow the declared type (SQLite)."""
         return self.family(native_type)
 
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        """`newest` (a date or timestamp) as integer microseconds since 1970-01-01 00:00, for
+        an SLA latency (docs/semantics.md 1.1): the instant's for a type that `holds_instants`,
+        the wall clock's read as UTC otherwise, so Python applies the declared zone. None for a
+        type (or an engine) that holds no date or timestamp."""
+        return None
+
+    def instant_literal(self, instant: datetime) -> exp.Expr:
+        """An aware instant as a value a column of instants compares with (ISO text with its
+        UTC offset, which the engine reads as that instant)."""
+        return exp.Literal.string(instant.astimezone(UTC).isoformat(sep=" "))
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        """Whether the column's cells are instants (`timestamp with time zone`), not wall-clock
+        readings that need a zone."""
+        return False
+    #: How a nested property's column holds its fields when no catalog has said (`compile`);
+    #: None: the engine has no structured columns packata-sql reads.
+    nested_layout: Layout | None = None
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        """How a column of this catalog type holds named fields; None when it holds none (a
+        nested property on it cannot be measured). `None` type: not read, the default."""
+        return self.nested_layout if native_type is None else None
+
+    def field_problem(self, name: str) -> str | None:
+        """Why a field of this name cannot be addressed exactly on this engine, if it cannot."""
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        """The value of the field at `fields` inside `column` (fields.field_reference); NULL
+        where the column or an object on the way is NULL or lacks the field. `leaf`: the
+        family a JSON leaf is read as (typed extraction)."""
+        raise NotImplementedError
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        """Non-NULL exactly where the object at `fields` inside `column` (the column itself
+        for no fields) exists: a JSON null, scalar or array is no object."""
+        raise NotImplementedError
+
     def boolean_valued(self, sql: str, column_type: str) -> bool:
         """Whether an authored query's one column, although its cell arrives as an integer, is
         the value of a boolean expression; `column_type` is what the driver reports of it.
         Only engines without a boolean result type say yes."""
         return False
+
+
+def call(name: str, *arguments: exp.Expr) -> exp.Expr:
+    """An engine function by its own name, rendered as written (sqlglot translates none)."""
+    return exp.Anonymous(this=name, expressions=list(arguments))
+
+
+def temporal_kind(native_type: str | None) -> str | None:
+    """`date`, `timestamp` or None (a time, an interval, anything else), from the start of a
+    catalog type name (`timestamp(6) with time zone`, `TIMESTAMP_NTZ`, `datetime(3)`)."""
+    name = (native_type or "").strip().lower()
+    if name.startswith(("timestamp", "datetime")):
+        return "timestamp"
+    if name.startswith("date"):
+        return "date"
+    return None
 
 
 def number_literal(number: Fraction) -> exp.Expr:

@@ -6,7 +6,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
+from packata_sql.dialects.fields import bracket_path, json_path
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
 
@@ -47,6 +48,10 @@ TYPE_NAMES = frozenset({
     "union", "usmallint", "utinyint", "uuid", "varbinary", "varchar",
 })
 
+#: Every character up to U+FFFF, in RE2 (and PCRE, Java) syntax.
+_NOT_ASTRAL_RE2 = r"[^\x{10000}-\x{10FFFF}]"
+
+
 class DuckDB(Dialect):
     name = "duckdb"
     sqlglot_name = "duckdb"
@@ -59,6 +64,16 @@ class DuckDB(Dialect):
     regex_backtracks = False  # RE2: linear time
     lexical = POSTGRES_FAMILY
     deny = DENY
+
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if upper:
+            return "UPPER maps 'ß' to 'ẞ'; .NET's invariant mapping keeps 'ß'"
+        return None
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL_RE2),
+                          exp.Literal.string(""), exp.Literal.string("g"))
+        return self._astral_plus_characters(text, astral)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
@@ -82,6 +97,47 @@ class DuckDB(Dialect):
             return "DuckDB (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
 
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        return None if temporal_kind(native_type) is None else call("epoch_us", newest)
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        name = (native_type or "").upper()
+        return "WITH TIME ZONE" in name or name.startswith("TIMESTAMPTZ")
+    nested_layout = Layout.STRUCT
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.upper().startswith("STRUCT("):
+            return Layout.STRUCT
+        if native_type.upper() == "JSON":
+            return Layout.JSON
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return bracket_path(column, fields)
+        path = exp.Literal.string(json_path(fields))
+        text = exp.Anonymous(this="json_extract_string", expressions=[column, path])
+        # DuckDB reads a JSON number as BIGINT, UBIGINT or DOUBLE: compared as DOUBLE.
+        typed = {Family.NUMBER: (("BIGINT", "UBIGINT", "DOUBLE"), "DOUBLE"),
+                 Family.BOOLEAN: (("BOOLEAN",), "BOOLEAN")}
+        if leaf not in typed:
+            return text  # any other leaf compares as its text (a JSON string unquoted)
+        json_types, sql_type = typed[leaf]
+        kind = exp.Anonymous(this="json_type", expressions=[column.copy(), path.copy()])
+        return exp.Case().when(
+            exp.In(this=kind, expressions=[exp.Literal.string(t) for t in json_types]),
+            exp.Cast(this=text, to=exp.DataType.build(sql_type)))
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return bracket_path(column, fields)  # a NULL struct is NULL
+        kind = exp.Anonymous(this="json_type", expressions=[
+            column, exp.Literal.string(json_path(fields))])
+        return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
+                               exp.Literal.number(1))
+
     def family(self, type_name: str) -> Family:
         name = type_name.upper()
         if name.endswith("]"):
@@ -95,3 +151,4 @@ class DuckDB(Dialect):
         if name.startswith(("DATE", "TIME", "TIMESTAMP", "INTERVAL")):
             return Family.TEMPORAL
         return Family.OTHER
+

@@ -94,6 +94,26 @@ def logical_compatible(logical_type: str, fact: ColumnFact, dialect: Dialect) ->
     return None
 
 
+def declared_family(native: str, dialect: Dialect) -> Family:
+    """The family of a type as written in DDL or a dbt manifest, where no catalog answers:
+    the engine's own reading of the name where it has one (MySQL's `tinyint(1)` is a boolean,
+    SQLite's affinities), else sqlglot's type groups."""
+    named = dialect.type_family(native)
+    if named is not Family.OTHER:
+        return named
+    parsed = parsed_type(native, dialect)
+    kind = parsed.this if parsed is not None else None
+    if kind in exp.DataType.TEXT_TYPES or kind is _DT.ENUM:
+        return Family.TEXT
+    if kind is _DT.BOOLEAN:
+        return Family.BOOLEAN
+    if kind in exp.DataType.NUMERIC_TYPES:
+        return Family.NUMBER
+    if kind in exp.DataType.TEMPORAL_TYPES or kind is _DT.INTERVAL:
+        return Family.TEMPORAL
+    return Family.OTHER
+
+
 def logical_type_of(fact: ColumnFact, dialect: Dialect) -> tuple[str | None, str]:
     """The ODCS logicalType that describes the column, such that `logical_compatible` holds
     for it; or None, and why no logicalType fits."""

@@ -5,11 +5,13 @@ are not supported."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
 from packata_sql.dialects.boolean_result import projection_is_boolean
+from packata_sql.dialects.fields import json_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -67,6 +69,10 @@ TYPE_NAMES = frozenset({
     "tinyblob", "tinyint", "tinytext", "varbinary", "varchar", "year",
 })
 
+#: Every character up to U+FFFF (PCRE and ICU syntax).
+_NOT_ASTRAL = r"[^\x{10000}-\x{10FFFF}]"
+
+
 class MySQL(Dialect):
     name = "mysql"
     sqlglot_name = "mysql"
@@ -101,6 +107,12 @@ class MySQL(Dialect):
         offset into the literal, which MariaDB rejects or reads in the session's zone)."""
         return moment.astimezone(UTC).replace(tzinfo=None)
 
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        # MariaDB's REGEXP_REPLACE is PCRE in UTF-8 mode (MySQL 8's is ICU): both read \x{…}.
+        astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL),
+                          exp.Literal.string(""))
+        return self._astral_plus_characters(text, astral)
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         # utf8mb4_bin is PAD SPACE on some servers: the length check keeps trailing spaces exact.
         # The introducer makes the literal utf8mb4 whatever the connection's character set;
@@ -130,6 +142,63 @@ class MySQL(Dialect):
         return ("SELECT table_name FROM information_schema.tables "
                 "WHERE table_schema = COALESCE(%s, DATABASE()) ORDER BY 1")
 
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        if temporal_kind(native_type) is None:
+            return None
+        if self.holds_instants(native_type):  # the stored UTC instant, whatever time_zone
+            return exp.cast(exp.Mul(this=call("UNIX_TIMESTAMP", newest),
+                                    expression=exp.Literal.number(1000000)), "BIGINT")
+        return call("TIMESTAMPDIFF", exp.var("MICROSECOND"),
+                    exp.Literal.string("1970-01-01 00:00:00"), newest)
+
+    def instant_literal(self, instant: datetime) -> exp.Expr:
+        """FROM_UNIXTIME reads epoch seconds in the session's time_zone, as a TIMESTAMP column
+        shows its cells: both are the same instant whatever time_zone is (MariaDB reads no
+        offset in a literal)."""
+        from packata_sql.values import format_value
+
+        since = instant - datetime(1970, 1, 1, tzinfo=UTC)
+        micros = (since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds
+        return call("FROM_UNIXTIME", exp.Literal.number(format_value(Fraction(micros, 1_000_000))))
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        return (native_type or "").strip().lower().startswith("timestamp")
+    nested_layout = Layout.JSON
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.lower() == "json" \
+                or self.family(native_type) is Family.TEXT:
+            return Layout.JSON  # MariaDB's JSON is LONGTEXT: any text column may hold JSON
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        path = exp.Literal.string(json_path(fields))
+        text = exp.Anonymous(this="JSON_VALUE", expressions=[column, path])
+        if leaf not in (Family.NUMBER, Family.BOOLEAN, Family.OTHER):
+            return text  # any other leaf compares as its text (a JSON string unquoted)
+        kind = _json_type(column.copy(), path.copy())
+        if leaf is Family.OTHER:  # an object or array: JSON_VALUE reads scalars only
+            document = exp.Anonymous(this="JSON_EXTRACT", expressions=[column.copy(),
+                                                                       path.copy()])
+            return exp.Case().when(exp.NEQ(this=kind, expression=exp.Literal.string("NULL")),
+                                   document)
+        if leaf is Family.NUMBER:
+            json_types: tuple[str, ...] = ("INTEGER", "UNSIGNED INTEGER", "DOUBLE", "DECIMAL")
+            value: exp.Expr = exp.Cast(this=text, to=exp.DataType.build("DECIMAL(65, 30)"))
+        else:  # MariaDB's JSON_VALUE reads true as '1', MySQL's as 'true'
+            json_types = ("BOOLEAN",)
+            value = exp.In(this=text, expressions=[exp.Literal.string("1"),
+                                                   exp.Literal.string("true")])
+        return exp.Case().when(exp.In(this=kind, expressions=[
+            exp.Literal.string(t) for t in json_types]), value)
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        kind = _json_type(column, exp.Literal.string(json_path(fields)))
+        return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
+                               exp.Literal.number(1))
+
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""
         code, _, size = type_name.partition(":")
@@ -154,3 +223,10 @@ class MySQL(Dialect):
         if not code.isdigit() or int(code) not in _INTEGER or size != "1":
             return False
         return projection_is_boolean(sql, self.sqlglot_name) is not False
+
+
+def _json_type(column: exp.Expr, path: exp.Expr) -> exp.Expr:
+    """`JSON_TYPE(JSON_EXTRACT(col, path))`: OBJECT, ARRAY, STRING, INTEGER, … (NULL where
+    the path is absent)."""
+    found = exp.Anonymous(this="JSON_EXTRACT", expressions=[column, path])
+    return exp.Anonymous(this="JSON_TYPE", expressions=[found])

@@ -6,7 +6,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, Layout, temporal_kind
+from packata_sql.dialects.facts import type_base
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import Flavor, skeleton
 
@@ -58,6 +59,10 @@ TYPE_NAMES = frozenset({
     "tsvector", "uuid", "varbit", "varchar", "xml",
 })
 
+#: Every character up to U+FFFF, in PostgreSQL's ARE syntax.
+_NOT_ASTRAL = r"[^\U00010000-\U0010FFFF]"
+
+
 class Postgres(Dialect):
     name = "postgres"
     sqlglot_name = "postgres"
@@ -76,6 +81,12 @@ class Postgres(Dialect):
     always_parameters = True
     identifier_limit = 63  # NAMEDATALEN - 1, in bytes
     identifier_limit_in_bytes = True
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        # sqlglot writes the global flag ('g') for PostgreSQL itself.
+        astral = exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(_NOT_ASTRAL),
+                                   replacement=exp.Literal.string(""))
+        return self._astral_plus_characters(text, astral)
 
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
@@ -97,6 +108,56 @@ class Postgres(Dialect):
             return "PostgreSQL regular expressions have no atomic groups or possessive quantifiers"
         return None
 
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        if temporal_kind(native_type) is None:
+            return None
+        # EXTRACT(EPOCH) is exact numeric (PostgreSQL 14+) and reads a timestamp without
+        # zone as its wall clock, whatever the session's TimeZone.
+        seconds = exp.Extract(this=exp.var("EPOCH"), expression=newest)
+        return exp.cast(exp.Mul(this=exp.paren(seconds), expression=exp.Literal.number(1000000)),
+                        "BIGINT")
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        name = (native_type or "").lower()
+        return "with time zone" in name or name.startswith("timestamptz")
+    nested_layout = Layout.JSON
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type == "jsonb":
+            return Layout.JSON
+        if native_type == "json":
+            return Layout.JSON_TEXT
+        if native_type.endswith("]") or type_base(native_type, self) in TYPE_NAMES:
+            return None  # an array or a scalar built-in type
+        return Layout.STRUCT  # a user-defined type: read as a composite type's attributes
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return _attributes(column, fields)
+        prefix = "json" if layout is Layout.JSON_TEXT else "jsonb"
+        keys = [exp.Literal.string(name) for name in fields]
+        text = exp.Anonymous(this=f"{prefix}_extract_path_text", expressions=[column, *keys])
+        typed = {Family.NUMBER: ("number", "NUMERIC"), Family.BOOLEAN: ("boolean", "BOOLEAN")}
+        if leaf not in typed:
+            return text  # any other leaf compares as its text (a JSON string unquoted)
+        json_type, sql_type = typed[leaf]
+        value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[column.copy(), *keys])
+        is_typed = exp.EQ(this=exp.Anonymous(this=f"{prefix}_typeof", expressions=[value]),
+                          expression=exp.Literal.string(json_type))
+        return exp.Case().when(is_typed, exp.Cast(this=text, to=exp.DataType.build(sql_type)))
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        if layout is Layout.STRUCT:
+            return _attributes(column, fields) if fields else column
+        prefix = "json" if layout is Layout.JSON_TEXT else "jsonb"
+        value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[
+            column, *(exp.Literal.string(name) for name in fields)]) if fields else column
+        is_object = exp.EQ(this=exp.Anonymous(this=f"{prefix}_typeof", expressions=[value]),
+                           expression=exp.Literal.string("object"))
+        return exp.Case().when(is_object, exp.Literal.number(1))
+
     def family(self, type_name: str) -> Family:
         name = type_name.lower()
         if name in _TEXT:
@@ -108,3 +169,11 @@ class Postgres(Dialect):
         if name in _TEMPORAL:
             return Family.TEMPORAL
         return Family.OTHER
+
+
+def _attributes(column: exp.Expr, fields: tuple[str, ...]) -> exp.Expr:
+    """`("col")."a"."b"`: a composite type's attributes, each name quoted on its own."""
+    found: exp.Expr = exp.paren(column, copy=False)
+    for name in fields:
+        found = exp.Dot(this=found, expression=exp.Identifier(this=name, quoted=True))
+    return found

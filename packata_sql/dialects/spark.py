@@ -20,7 +20,8 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
+from packata_sql.dialects.fields import bracket_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
@@ -51,6 +52,10 @@ TYPE_NAMES = frozenset({
     "timestamp_ntz", "tinyint", "varchar", "variant", "void",
 })
 
+#: Every character up to U+FFFF (Java regex syntax).
+_NOT_ASTRAL = r"[^\x{10000}-\x{10FFFF}]"
+
+
 class Spark(Dialect):
     name = "spark"
     sqlglot_name = "databricks"
@@ -77,12 +82,51 @@ class Spark(Dialect):
             return column
         return exp.paren(exp.Collate(this=column, expression=exp.Var(this="UTF8_BINARY")))
 
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if upper:
+            return "UPPER maps 'ß' to 'SS' (Java's full case mapping); .NET's invariant mapping keeps 'ß'"
+        return None
+
+    def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
+        astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL),
+                          exp.Literal.string(""))
+        return self._astral_plus_characters(text, astral)
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         # RLIKE / REGEXP_LIKE is Matcher.find(): an unanchored search, as docs/semantics.md 3.3 wants.
         return exp.RegexpLike(this=self.binary_key(column), expression=exp.Literal.string(pattern))
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        kind = temporal_kind(native_type)
+        if kind == "date":
+            return exp.Mul(this=call("unix_date", newest), expression=exp.Literal.number(86400000000))
+        if kind is None:
+            return None
+        if self.holds_instants(native_type):
+            return call("unix_micros", newest)
+        return call("timestampdiff", exp.var("MICROSECOND"),
+                    exp.cast(exp.Literal.string("1970-01-01 00:00:00"), "TIMESTAMP_NTZ"), newest)
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        name = (native_type or "").strip().lower()
+        return name.startswith("timestamp") and not name.startswith("timestamp_ntz")
+    nested_layout = Layout.STRUCT
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        if native_type is None or native_type.strip().lower().startswith("struct<"):
+            return Layout.STRUCT
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        return bracket_path(column, fields)
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        return bracket_path(column, fields)
 
     def family(self, type_name: str) -> Family:
         name = type_name.strip().lower()

@@ -8,8 +8,9 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, number_literal
+from packata_sql.dialects import Dialect, Family, Layout, call, number_literal
 from packata_sql.dialects.boolean_result import projection_is_boolean
+from packata_sql.dialects.fields import json_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor, re2_refuses
 
@@ -49,6 +50,9 @@ class SQLite(Dialect):
         (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
         return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
 
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
             this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
@@ -80,6 +84,36 @@ class SQLite(Dialect):
         if re2_refuses(pattern):
             return "SQLite's REGEXP (RE2) has no lookaround, backreferences or possessive quantifiers"
         return None
+
+    def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
+        """ISO text (`2024-01-01 08:00:00`, `T`, a `Z` or `+02:00` suffix, which SQLite's
+        date functions convert to UTC), to the second; not-a-date text gives NULL."""
+        seconds = exp.cast(call("strftime", exp.Literal.string("%s"), newest), "INTEGER")
+        return exp.Mul(this=seconds, expression=exp.Literal.number(1000000))
+    nested_layout = Layout.JSON
+
+    def field_layout(self, native_type: str | None) -> Layout | None:
+        return Layout.JSON  # JSON1 reads JSON text in any column
+
+    def field_problem(self, name: str) -> str | None:
+        # JSON1 compares a path key with the key's text as the document writes it, escapes
+        # undecoded: a key holding `"` or `\` is always written escaped, so it never matches.
+        if '"' in name or "\\" in name:
+            return "SQLite's JSON paths cannot name a key containing a double quote or a backslash"
+        return None
+
+    def nested_field(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout,
+                     leaf: Family | None) -> exp.Expr:
+        # json_extract returns the leaf's own SQL type (cells are guarded per type anyway).
+        path = exp.Literal.string(json_path(fields, escapes=False))
+        return exp.Anonymous(this="json_extract", expressions=[column, path])
+
+    def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
+                      layout: Layout) -> exp.Expr:
+        path = exp.Literal.string(json_path(fields, escapes=False))
+        kind = exp.Anonymous(this="json_type", expressions=[column, path])
+        return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("object")),
+                               exp.Literal.number(1))
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC

@@ -12,6 +12,9 @@ from packata_sql.authored.template import bind
 from packata_sql.catalog import MeasureContext, MetricHandler, handler_for
 from packata_sql.catalog.base import logical_family
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
+from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
+from packata_sql.catalog.freshness import KIND as LATENCY
+from packata_sql.catalog.freshness import NEWEST
 from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
@@ -19,21 +22,28 @@ from packata_sql.contracts.model import (
     Constraint,
     Contract,
     Custom,
+    Expressif,
     Finding,
+    Latency,
     Level,
     Library,
     Predicate,
     Rule,
     SchemaObject,
     Site,
+    SlaDescriptive,
     Sql,
     Text,
 )
+from packata_sql.contracts.odcs_sla import declared_zone
 from packata_sql.dialects import Dialect
+from packata_sql.plans.expressif import compile_expressif, observation_statement
+from packata_sql.report import SLA_DESCRIPTIVE
 
 #: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
 #: `custom` rule for another tool. `--accept-unexecutable` accepts them unexecuted.
-NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported"})
+NOT_EXECUTABLE_BY_DESIGN = frozenset({"text-not-executable", "custom-engine-not-supported",
+                                      SLA_DESCRIPTIVE})
 
 
 @dataclass(frozen=True)
@@ -42,23 +52,41 @@ class Plan:
     on which object, reading which columns. Every Plan of an object fuses into one scan."""
 
     rule: Rule
-    handler: MetricHandler | ConstraintHandler
-    library: Library | Constraint
+    handler: MetricHandler | ConstraintHandler | ExpressifHandler
+    library: Library | Constraint | ExpressifRule
     object_segments: tuple[str, ...]
     columns: tuple[str, ...]
     declared_types: tuple[str | None, ...] = ()  # the contract's logicalType of each column
     #: The contract's physicalType of each column, where declared: `compile` checks members
     #: and bounds against it without a database (catalog/holding.py).
     declared_physical: tuple[str | None, ...] = ()
+    #: Values an Expressif rule's own arguments bind, by parameter name (never SQL text),
+    #: and the run's parameters (`--param`) it reads.
+    bindings: tuple[tuple[str, object], ...] = ()
+    parameters: tuple[str, ...] = ()
+    #: The zone each column's values without one are read in (`defaultTimezone`; UTC if None).
+    declared_zones: tuple[str | None, ...] = ()
+    #: A rule on a nested property: the physical field path inside `columns[0]`.
+    fields: tuple[str, ...] = ()
 
     @property
     def percent(self) -> bool:
         return self.rule.unit == "percent"
 
+    def context(self, context: MeasureContext) -> MeasureContext:
+        """The object's context as this plan reads it: its nested field, if it has one."""
+        if not self.fields:
+            return context
+        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type)
+
     def count(self, context: MeasureContext) -> exp.Expr:
         """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
+        context = self.context(context)
         if isinstance(self.library, Constraint):
             assert isinstance(self.handler, ConstraintHandler)
+            return self.handler.count(self.rule, self.library, context, self.columns)
+        if isinstance(self.library, ExpressifRule):
+            assert isinstance(self.handler, ExpressifHandler)
             return self.handler.count(self.rule, self.library, context, self.columns)
         assert isinstance(self.handler, MetricHandler)
         return self.handler.count(self.rule, self.library, context, self.columns)
@@ -67,6 +95,20 @@ class Plan:
     def measure(self) -> str:
         """The metric or constraint kind, for plans and reports."""
         return self.library.metric if isinstance(self.library, Library) else self.library.kind
+
+
+@dataclass(frozen=True)
+class ObservationPlan:
+    """An observation-scope Expressif rule: it reads no object; the run applies the program
+    (`sql`, over the parameter OBSERVED) to the value the caller supplies for the rule's key,
+    or the rule is inconclusive."""
+
+    rule: Rule
+    sql: str
+    parameters: tuple[str, ...]
+    bindings: tuple[tuple[str, object], ...] = ()
+    #: The program is a predicate: the statement answers 1 or 0, judged as a boolean.
+    boolean: bool = True
 
 
 @dataclass(frozen=True)
@@ -92,7 +134,7 @@ class CatalogPlan:
     rows: Plan | None = None
 
 
-AnyPlan = Plan | SqlPlan | CatalogPlan
+AnyPlan = Plan | SqlPlan | CatalogPlan | ObservationPlan
 
 
 @dataclass(frozen=True)
@@ -122,6 +164,10 @@ class Compiled:
     @property
     def catalog_plans(self) -> tuple[CatalogPlan, ...]:
         return tuple(p for p in self.ordered if isinstance(p, CatalogPlan))
+
+    @property
+    def observation_plans(self) -> tuple[ObservationPlan, ...]:
+        return tuple(p for p in self.ordered if isinstance(p, ObservationPlan))
 
     @property
     def executable(self) -> int:
@@ -173,6 +219,8 @@ def _compile_rule(
     if isinstance(definition, Custom):
         return None, [site.finding("custom-engine-not-supported",
                                    "custom rules for this engine are not executed by packata-sql")]
+    if isinstance(definition, Expressif):
+        return _compile_expressif(rule, definition, contract, dialect, prefix, site, parameters)
     if isinstance(definition, Sql):
         return _compile_sql(rule, definition, dialect, prefix, site, parameters)
     if isinstance(definition, Predicate):
@@ -180,6 +228,11 @@ def _compile_rule(
                                   site)
     if isinstance(definition, Constraint):
         return _compile_constraint(rule, definition, contract, dialect, prefix, site)
+    if isinstance(definition, SlaDescriptive):
+        return None, [site.finding(SLA_DESCRIPTIVE, f"SLA '{definition.property}' is an "
+                                   "operational promise no query observes: listed, not measured")]
+    if isinstance(definition, Latency):
+        return _compile_latency(rule, contract, dialect, prefix, site)
     handler = handler_for(definition.metric)
     if handler is None:
         if not definition.metric:
@@ -189,11 +242,26 @@ def _compile_rule(
         return None, [site.finding("dialect-not-supported",
                                    f"library metrics are not rendered for {dialect.name} yet")]
     if rule.target.nested:
-        return None, [site.finding("nested-property-not-supported",
-                                   "quality on nested properties and array items is not executed yet")]
+        problems = nested_problems(rule, dialect, site)
+        if problems:
+            return None, problems
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
     return _row_plan(rule, handler, definition, contract, dialect,
+                     (*prefix, rule.target.physical_object), site)
+
+
+def _compile_latency(rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...],
+                     site: Site) -> tuple[Plan | None, list[Finding]]:
+    """One MAX of the element's column, in its object's fused scan."""
+    column = rule.target.physical_property
+    if not rule.target.physical_object or column is None:
+        return None, []  # the loader's finding (carrying this rule's key) skips it
+    probe = exp.Max(this=dialect.column(column))
+    if not dialect.library_metrics or dialect.epoch_micros(probe, "timestamp") is None:
+        return None, [site.finding("dialect-not-supported",
+                                   f"SLA latency is not rendered for {dialect.name} yet")]
+    return _row_plan(rule, NEWEST, Constraint(LATENCY, (column,)), contract, dialect,
                      (*prefix, rule.target.physical_object), site)
 
 
@@ -214,7 +282,14 @@ def _row_plan(
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
-    return Plan(rule, handler, definition, segments, columns, declared, physical), problems
+    zones = tuple(_declared_zone(schema, column) for column in columns)
+    fields = rule.target.fields
+    if fields and columns != (rule.target.physical_property,):
+        return None, [*problems, site.finding(
+            "nested-property-not-supported",
+            "a measurement across several columns is not made on a nested field yet")]
+    return Plan(rule, handler, definition, segments, columns, declared, physical,
+                declared_zones=zones, fields=fields), problems
 
 
 class _Checks(Protocol):
@@ -251,11 +326,59 @@ def _compile_constraint(
             return (CatalogPlan(rule, constraint, segments, rows) if rows else None), problems
         return CatalogPlan(rule, constraint, segments), []
     handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
+    problems = nested_problems(rule, dialect, site) if rule.target.nested else []
+    if problems:
+        return None, problems
     if handler is None:
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
         )]
     return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
+
+
+def _compile_expressif(
+    rule: Rule, definition: Expressif, contract: Contract, dialect: Dialect,
+    prefix: tuple[str, ...], site: Site, parameters: frozenset[str] | None,
+) -> tuple[Plan | ObservationPlan | None, list[Finding]]:
+    """A value, row or dataset program is one more column of the object's fused scan."""
+    if not definition.implementation:
+        return None, []  # the loader reported the missing implementation on this rule
+    schema = contract.object(rule.target.object_name)
+    compiled, problems = compile_expressif(rule, definition, schema, dialect, site, parameters)
+    if compiled is None:
+        return None, problems
+    program = compiled.definition.program
+    if program.scope == "observation":
+        sql, names = observation_statement(compiled, dialect)
+        return ObservationPlan(compiled.rule, sql, names, compiled.bindings,
+                               program.kind == "predicate"), problems
+    segments = (*prefix, rule.target.physical_object)
+    too_long = name_problems(dialect, (*segments, *compiled.columns), site)
+    if too_long:
+        return None, problems + too_long
+    declared = tuple(_declared_type(rule, schema, column) for column in compiled.columns)
+    physical = tuple(_declared_physical(schema, column) for column in compiled.columns)
+    return Plan(compiled.rule, compiled.handler, compiled.definition, segments, compiled.columns,
+                declared, physical, compiled.bindings, compiled.parameters), problems
+
+
+def nested_problems(rule: Rule, dialect: Dialect, site: Site) -> list[Finding]:
+    """Why a rule on a nested property cannot be measured on this engine (none when it can):
+    array items are never flattened implicitly, and a field is only read where the engine
+    has structured columns and can address its name exactly (docs/formats.md)."""
+    target = rule.target
+    if target.unreachable:
+        return [site.finding(
+            "array-items-not-flattened",
+            "a rule inside array items or map entries is not executed: packata-sql never "
+            "flattens arrays implicitly (write a SQL rule that unnests them)")]
+    if dialect.nested_layout is None:
+        return [site.finding("nested-property-not-supported",
+                             f"nested fields are not read on {dialect.name}")]
+    refused = next((p for p in map(dialect.field_problem, target.fields) if p), None)
+    if refused:
+        return [site.finding("nested-property-not-supported", refused)]
+    return []
 
 
 def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Finding]:
@@ -267,6 +390,11 @@ def name_problems(dialect: Dialect, names: Sequence[str], site: Site) -> list[Fi
 def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
     return found.physical_type if found else None
+
+
+def _declared_zone(schema: SchemaObject | None, column: str) -> str | None:
+    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
+    return declared_zone(found)[0] if found else None
 
 
 def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
@@ -292,7 +420,9 @@ def _compile_sql(
     if too_long:
         return None, too_long
     bound, problems = bind(definition.query, dialect, segments, column, schema=prefix)
-    findings = [site.finding(p.code, p.message) for p in problems]
+    findings = [site.finding(p.code, _NESTED_PROPERTY if target.nested
+                             and p.code == "property-placeholder-without-property"
+                             else p.message) for p in problems]
     if bound is None:
         return None, findings
     missing = sorted(set(bound.parameters) - parameters) if parameters is not None else []
@@ -301,6 +431,10 @@ def _compile_sql(
             "missing-parameter", f"no value for parameter(s) {', '.join(missing)}: pass --param NAME=VALUE"
         )]
     return SqlPlan(rule, bound.sql, bound.parameters), findings
+
+
+_NESTED_PROPERTY = ("'{property}' names a column, and this rule is on a nested field: write the "
+                    "field's path in the query, or declare the rule on the top-level property")
 
 
 def _compile_predicate(

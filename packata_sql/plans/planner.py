@@ -12,7 +12,8 @@ from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.contracts.model import Finding, Level
 from packata_sql.dialects import Dialect, Family
 from packata_sql.engines import ENGINES
-from packata_sql.plans.compiler import AnyPlan, CatalogPlan, Plan, SqlPlan
+from packata_sql.plans.compiler import AnyPlan, CatalogPlan, ObservationPlan, Plan, SqlPlan
+from packata_sql.plans.expressif import bound_markers
 
 ROWS_ALIAS = "packata_rows"
 #: Engines where several COUNT(DISTINCT) in one aggregate copy every input row once per key
@@ -40,6 +41,10 @@ class Scan:
     notes: tuple[tuple[Plan, str], ...] = ()
     #: The statement `sql` renders, for `compile` to lay out for reading.
     statement: exp.Select | None = field(default=None, compare=False)
+    #: The parameters `sql` reads (an Expressif variable), in marker order, or each name
+    #: once where the dialect binds by name; the values are the run's, or `bindings`.
+    parameters: tuple[str, ...] = ()
+    bindings: tuple[tuple[str, object], ...] = ()
 
     def findings(self) -> list[Finding]:
         """The notes as the warnings `check` and `compile` report, each at its rule's line."""
@@ -65,13 +70,14 @@ class ObjectWork:
     catalog: list[CatalogPlan] = field(default_factory=list)
 
 
-def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan]:
+def work_units(ordered: Sequence[AnyPlan]) -> list[ObjectWork | SqlPlan | ObservationPlan]:
     """The ordered plan union as units of work, in the order of each unit's first plan: one
-    per object (its catalog checks and its one scan), one per authored SQL rule."""
+    per object (its catalog checks and its one scan), one per authored SQL rule and one per
+    Expressif observation (which reads no object)."""
     objects: dict[tuple[str, ...], ObjectWork] = {}
-    work: list[ObjectWork | SqlPlan] = []
+    work: list[ObjectWork | SqlPlan | ObservationPlan] = []
     for plan in ordered:
-        if isinstance(plan, SqlPlan):
+        if isinstance(plan, SqlPlan | ObservationPlan):
             work.append(plan)
             continue
         unit = objects.get(plan.object_segments)
@@ -98,8 +104,10 @@ def build_scan(
     and bounds are checked against them (catalog/holding.py). `share_aggregates=False` writes
     each aggregate where it is used (benchmarks/constraints.py compares the two statements)."""
     table = dialect.table(segments)
+    zones = {name: zone for plan in plans
+             for name, zone in zip(plan.columns, plan.declared_zones, strict=False) if zone}
     context = MeasureContext(dialect, table, families,
-                             {} if native_types is None else native_types)
+                             {} if native_types is None else native_types, zones=zones)
     counts: list[exp.Expr] = []
     measured: list[Plan] = []
     mismatched: list[Plan] = []
@@ -116,8 +124,10 @@ def build_scan(
         measured.append(plan)
     statement = (_shared_aggregates(counts, table) if share_aggregates else None) or exp.select(
         _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))).from_(table)
-    return Scan(segments, tuple(measured), dialect.render(statement), tuple(mismatched),
-                tuple(notes), statement)
+    sql, parameters = bound_markers(dialect.render(statement), dialect)
+    bindings = tuple(dict(b for plan in measured for b in plan.bindings).items())
+    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes), statement,
+                parameters, bindings)
 
 
 def _rows_column() -> exp.Expr:
@@ -201,9 +211,9 @@ def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Fami
     or DYNAMIC on an engine where any cell may hold any type."""
     from packata_sql.catalog.base import logical_family
 
-    return {
+    return {  # a nested field's own family is its context's (MeasureContext.family)
         name: Family.DYNAMIC if dialect.dynamic_typing else logical_family(declared)
-        for plan in plans
+        for plan in plans if not plan.fields
         for name, declared in zip(plan.columns, plan.declared_types, strict=True)
     }
 
@@ -214,7 +224,7 @@ def declared_native_types(plans: Sequence[Plan], dialect: Dialect) -> dict[str, 
     if dialect.dynamic_typing:
         return {}
     # strict=False: a plan built without declared physical types (tests, tools) has none.
-    return {name: physical for plan in plans
+    return {name: physical for plan in plans if not plan.fields
             for name, physical in zip(plan.columns, plan.declared_physical, strict=False)
             if physical}
 
@@ -223,17 +233,25 @@ INSPECT_LIMIT = 20
 
 
 def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
-                  families: Mapping[str, Family | None]) -> exp.Select | None:
-    """The handler's query listing offending keys, or None (a row count blames no row)."""
+                  families: Mapping[str, Family | None],
+                  native_types: Mapping[str, str] | None = None) -> exp.Select | None:
+    """The handler's query listing offending keys, or None (a row count blames no row).
+    `native_types`: the catalog's, so a nested field reads as the scan read it."""
     from packata_sql.catalog import MetricHandler
+    from packata_sql.catalog.constraints import ConstraintHandler
+    from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
     from packata_sql.contracts.model import Library
 
-    context = MeasureContext(dialect, dialect.table(segments), families)
+    context = plan.context(MeasureContext(dialect, dialect.table(segments), families,
+                                          {} if native_types is None else native_types))
     try:
         if isinstance(plan.library, Library):
             assert isinstance(plan.handler, MetricHandler)
             return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
-        assert not isinstance(plan.handler, MetricHandler)
+        if isinstance(plan.library, ExpressifRule):
+            assert isinstance(plan.handler, ExpressifHandler)
+            return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
+        assert isinstance(plan.handler, ConstraintHandler)
         return plan.handler.inspect(plan.rule, plan.library, context, plan.columns)
     except TypeMismatch:
         return None

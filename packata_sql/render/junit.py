@@ -24,7 +24,8 @@ def _properties(suite: ElementTree.Element, report: Report) -> None:
         "contract_id": report.contract_id, "contract_version": report.contract_version,
         "target": report.target, "read_only": report.read_only, "outcome": report.outcome.value,
         "descriptive_only": report.descriptive_only,
-        "accepted_unexecuted": report.accepted_unexecuted}
+        "accepted_unexecuted": report.accepted_unexecuted,
+        "sla_descriptive": report.sla_descriptive}
     if report.selection:  # a run over a selection is evidence about those rules only
         selection = report.selection
         values.update({"selection": selection.text(), "selected_rules": selection.selected,

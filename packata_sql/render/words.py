@@ -3,8 +3,9 @@ table, Markdown, HTML and GitHub annotations, so they cannot drift apart."""
 
 from __future__ import annotations
 
+from packata_sql.contracts.durations import age_text
 from packata_sql.contracts.model import Severity
-from packata_sql.report import Outcome, Report, RuleResult, Status
+from packata_sql.report import SLA_DESCRIPTIVE, Outcome, Report, RuleResult, Status
 from packata_sql.values import format_value
 
 #: Failures first, then what did not run cleanly, then what passed.
@@ -58,6 +59,10 @@ def value_text(result: RuleResult) -> str:
         return ""
     if result.changes:
         return f"{format_value(result.value)}: {changes_text(result)}"
+    if result.kind == "latency" and not isinstance(result.value, bool):
+        if result.value < 0:
+            return f"newest {age_text(-result.value)} after the observation time"
+        return f"{age_text(result.value)} old"
     if result.unit == "percent":
         text = f"{format_value(result.value)} %"
         numerator = result.evidence.get("numerator")
@@ -94,7 +99,12 @@ def duration(report: Report) -> str:
 
 
 def counts(report: Report) -> str:
-    return ", ".join(f"{n} {s}" for s, n in report.summary().items() if n) or "no rules"
+    """`9 passed, 1 skipped, 2 sla-descriptive`: SLA properties no query observes are counted
+    apart from the skipped rules (docs/semantics.md 1.1)."""
+    summary = report.summary()
+    summary["skipped"] -= report.sla_descriptive
+    summary[SLA_DESCRIPTIVE] = report.sla_descriptive
+    return ", ".join(f"{n} {s}" for s, n in summary.items() if n) or "no rules"
 
 
 def nothing_executed(report: Report) -> str | None:

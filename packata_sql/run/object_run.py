@@ -9,11 +9,16 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from packata_sql.dialects import Family
+from packata_sql.authored.template import OBSERVATION_PARAMETER
+from packata_sql.catalog.expressif_rules import ExpressifRule
+from packata_sql.contracts.model import Latency
+from packata_sql.dialects import Family, Layout
+from packata_sql.dialects.fields import struct_field
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
+from packata_sql.run.freshness import judge_latency
 from packata_sql.run.names import find_column, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
@@ -81,12 +86,17 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         else:
             runnable.append(dataclasses.replace(plan, columns=tuple(str(a) for a in actual)))
     families = {name: columns[name] for plan in runnable for name in plan.columns}
-    natives = _CatalogTypes(session, segments, families)
+    natives = _CatalogTypes(session, segments, families,
+                            {plan.columns[0] for plan in runnable if plan.fields})
+    runnable = _present_fields(state, session, runnable, natives)
     for scan in plan_scans(segments, runnable, session.dialect, families, natives):
         for finding in scan.findings():
             if finding not in state.notes:
                 state.notes.append(finding)
-        state.settle(scan.mismatched, Status.INCONCLUSIVE, "type-mismatch")
+        state.settle([p for p in scan.mismatched if not _latency(p)], Status.INCONCLUSIVE,
+                     "type-mismatch")
+        state.settle([p for p in scan.mismatched if _latency(p)], Status.ERROR,
+                     "latency-not-temporal")
         _measure(state, session, scan, families, natives)
 
 
@@ -97,13 +107,15 @@ class _CatalogTypes(Mapping[str, str]):
     an object without one costs no catalog read."""
 
     def __init__(self, session: Session, segments: tuple[str, ...],
-                 families: dict[str, Family]) -> None:
+                 families: dict[str, Family], structured: set[str]) -> None:
         self._session, self._segments, self._families = session, segments, families
+        self._structured = structured  # columns holding a rule's nested field
         self._read: dict[str, str] | None = None
 
     def _types(self) -> dict[str, str]:
         if self._read is None:
-            self._read = _native_types(self._session, self._segments, self._families)
+            self._read = _native_types(self._session, self._segments, self._families,
+                                       self._structured)
         return self._read
 
     def __getitem__(self, name: str) -> str:
@@ -117,11 +129,11 @@ class _CatalogTypes(Mapping[str, str]):
 
 
 def _native_types(session: Session, segments: tuple[str, ...],
-                  families: dict[str, Family]) -> dict[str, str]:
+                  families: dict[str, Family], structured: set[str]) -> dict[str, str]:
     """One catalog read of the object's columns (shared with its catalog checks: the session
     keeps the facts); nothing when the catalog cannot say."""
-    wanted = {name for name, family in families.items()
-              if family in (Family.NUMBER, Family.TEMPORAL)}
+    wanted = structured | {name for name, family in families.items()
+                           if family in (Family.NUMBER, Family.TEMPORAL)}
     if not wanted or session.dialect.dynamic_typing:
         return {}
     try:
@@ -147,7 +159,7 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
         return
     started = state.clock()
     try:
-        row = session.fetch_row(scan.sql, state.remaining())
+        row = session.fetch_row(scan.sql, state.remaining(), scan_values(state, session, scan))
     except Interrupted as stopped:
         state.settle(scan.plans, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
         return
@@ -162,16 +174,56 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
         return
     elapsed = int((state.clock() - started) * 1000)
     for index, plan in enumerate(scan.plans):
-        result = _evaluate(
-            plan, row[index + 1], row[0], elapsed, fused=len(scan.plans) > 1,
-            sql=scan.sql if state.options.show_sql else None,
-        )
+        common: dict[str, Any] = {"elapsed_ms": elapsed, "fused": len(scan.plans) > 1,
+                  "sql": scan.sql if state.options.show_sql else None}
+        if _latency(plan):
+            state.results[plan.rule.key] = judge_latency(
+                plan, row[index + 1], row[0], state.observed_at, session.dialect,
+                natives.get(plan.columns[0]), unit=plan.rule.unit, **common)
+            continue
+        result = _evaluate(plan, row[index + 1], row[0], common["elapsed_ms"],
+                           fused=common["fused"], sql=common["sql"])
         if result.status is Status.FAILED:
             from packata_sql.run.triage import triage
 
             result = triage(session, scan.object_segments, plan, families, result,
-                            state.options, state.remaining, state.engine_error)
+                            state.options, state.remaining, state.engine_error, natives)
         state.results[plan.rule.key] = result
+
+
+def scan_values(state: RunState, session: Session,
+                scan: Scan) -> list[object] | dict[str, object] | None:
+    """What the scan's parameters bind: the rules' own arguments, the observation instant
+    and the run's `--param` values; None for a scan that reads none."""
+    if not scan.parameters:
+        return None
+    bindings = {**state.options.parameters,
+                OBSERVATION_PARAMETER: session.dialect.instant(state.observed_at),
+                **dict(scan.bindings)}
+    if session.dialect.named_parameters:
+        return {name: bindings[name] for name in scan.parameters}
+    return [bindings[name] for name in scan.parameters]
+
+
+def _latency(plan: Plan) -> bool:
+    return isinstance(plan.rule.definition, Latency)
+def _present_fields(state: RunState, session: Session, plans: list[Plan],
+                    natives: Mapping[str, str]) -> list[Plan]:
+    """A nested field its struct column's catalog type lacks is a missing column: the rule
+    is `inconclusive` with the closest field named, and the scan still runs for the others.
+    A JSON document has no catalog of its keys: an absent key reads as NULL."""
+    present = []
+    for plan in plans:
+        native = natives.get(plan.columns[0]) if plan.fields else None
+        found = None
+        if native is not None and session.dialect.field_layout(native) is Layout.STRUCT:
+            found = struct_field(native, plan.fields, session.dialect)
+        if found is not None and not found.found:
+            state.settle([plan], Status.INCONCLUSIVE, "missing-column",
+                         detail=closest_hint("field", found.missing, found.siblings))
+        else:
+            present.append(plan)
+    return present
 
 
 def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
@@ -213,7 +265,10 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     except NotExact as refused:
         return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(not_exact_code(refused)),
                          **common)
-    assert isinstance(count, Fraction) and isinstance(population, Fraction)
+    assert isinstance(population, Fraction)
+    if isinstance(plan.library, ExpressifRule):
+        return _expressif_verdict(plan, plan.library, count, population, common)
+    assert isinstance(count, Fraction)
     evidence = {"numerator": int(count), "denominator": int(population)} if plan.percent \
         else {"rows": int(population)}
     value: Fraction = count
@@ -223,3 +278,22 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
     return judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
+
+
+def _expressif_verdict(plan: Plan, definition: ExpressifRule, value: Fraction | bool,
+                       population: Fraction, common: dict[str, Any]) -> RuleResult:
+    """Value and row programs count violations among the object's rows, which must not be
+    none; a dataset `any`/`every` comes back as 1 or 0 and is judged as a boolean."""
+    rule = plan.rule
+    if not definition.per_item:
+        measured = bool(value) if definition.boolean else value
+        return judged(rule, measured, hint="'mustBeGreaterThan: 0'",
+                      evidence={"rows": int(population)}, **{**common, "unit": None})
+    assert isinstance(value, Fraction)
+    evidence = {"numerator": int(value), "denominator": int(population)} if plan.percent \
+        else {"rows": int(population)}
+    if population == 0:
+        return result_of(rule, Status.INCONCLUSIVE, evidence=evidence,
+                         diagnostic=diagnostic("empty-population"), **common)
+    return judged(rule, 100 * value / population if plan.percent else value,
+                  hint=plan.handler.threshold_hint, evidence=evidence, **common)

@@ -30,6 +30,14 @@ _DIAGNOSTICS = {
     "value-out-of-range": "the measurement has more than 38 significant digits or an exponent "
                           "beyond ±324; no measurement needs them, so it is not reported",
     "null-result": "the measurement is NULL",
+    "empty-population": "the object has no rows, so the program was applied to no item",
+    "no-observation": "no value was supplied for this observation rule (the API's "
+                      "'observations', keyed by the rule's key)",
+    "zero-rows-latency": "the object has no rows, so it has no newest value to age",
+    "all-null-latency": "every value of the column is NULL (or, on SQLite, not a date), so it "
+                        "has no newest value to age",
+    "latency-not-temporal": "a latency needs a date or timestamp column; this column holds "
+                            "another type (or a time of day)",
     "cancelled": "the run was interrupted before this rule finished",
     "no-result-set": "the query returned no result set",
     "several-columns": "the query returned more than one column; a rule needs exactly one cell",
@@ -71,6 +79,8 @@ class RunOptions:
     on_samples: Callable[[str, str], None] | None = None
     #: The run's one observation instant (aware, UTC); None: the moment the run starts.
     observed_at: datetime | None = None
+    #: The values the caller supplies to observation-scope Expressif rules, by rule key.
+    observations: dict[str, object] = field(default_factory=dict)
 
 
 def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:

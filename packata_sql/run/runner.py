@@ -12,11 +12,18 @@ from typing import Any
 from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.contracts.expectations import expects_boolean
 from packata_sql.contracts.model import Contract
-from packata_sql.plans.compiler import NOT_EXECUTABLE_BY_DESIGN, Compiled, SqlPlan, rebind
+from packata_sql.plans.compiler import (
+    NOT_EXECUTABLE_BY_DESIGN,
+    Compiled,
+    ObservationPlan,
+    SqlPlan,
+    rebind,
+)
 from packata_sql.plans.planner import work_units
 from packata_sql.report import Diagnostic, Report, Status, result_of
 from packata_sql.run.names import find_column
 from packata_sql.run.object_run import run_object
+from packata_sql.run.observations import run_observation
 from packata_sql.run.run_state import (
     DEFAULT_TIMEOUT_S,
     RunOptions,
@@ -76,6 +83,10 @@ def run(
                     if isinstance(unit, SqlPlan):
                         state.notify("sql", unit.rule.key, 1)
                         _run_sql(state, session, unit)
+                        state.notify("done", unit.rule.key, 1)
+                    elif isinstance(unit, ObservationPlan):
+                        state.notify("sql", unit.rule.key, 1)
+                        run_observation(state, session, unit)
                         state.notify("done", unit.rule.key, 1)
                     else:
                         label, count = ".".join(unit.segments), len(unit.plans) + len(unit.catalog)

@@ -5,7 +5,7 @@ a result."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from packata_sql.dialects import Family
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 def triage(session: Session, segments: tuple[str, ...], plan: Plan, families: dict[str, Family],
            result: RuleResult, options: RunOptions, remaining: Callable[[], float],
            engine_error: Callable[[Exception, Sequence[Plan | SqlPlan], str | None], None],
-           ) -> RuleResult:
-    query = inspect_query(segments, plan, session.dialect, dict(families))
+           natives: Mapping[str, str] | None = None) -> RuleResult:
+    query = inspect_query(segments, plan, session.dialect, dict(families), natives)
     if query is None:
         return result
     sampled = sample_sql(query, session.dialect, options.samples) if options.samples > 0 \

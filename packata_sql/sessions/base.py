@@ -134,7 +134,9 @@ class Session(Protocol):
 
     def objects(self, schema: str | None) -> list[str]: ...
 
-    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]: ...
+    def fetch_row(self, sql: str, limit_s: float,
+                  parameters: Sequence[object] | Mapping[str, object] | None = None,
+                  ) -> tuple[Any, ...]: ...
 
     def fetch_cell(self, sql: str, parameters: Sequence[object] | Mapping[str, object],
                    limit_s: float) -> Result: ...
@@ -219,9 +221,17 @@ class TimedSession:
     def close(self) -> None:
         raise NotImplementedError
 
-    def fetch_row(self, sql: str, limit_s: float) -> tuple[Any, ...]:
-        """Generated library SQL."""
-        rows = self._timed(lambda: self._run(sql, None), limit_s).rows
+    def fetch_row(self, sql: str, limit_s: float,
+                  parameters: Sequence[object] | Mapping[str, object] | None = None,
+                  ) -> tuple[Any, ...]:
+        """Generated library SQL; `parameters` are the values an Expressif variable reads
+        (by name where the dialect binds by name), bound by the driver, never SQL text."""
+        if isinstance(parameters, Mapping):
+            named = dict(parameters)
+            rows = self._timed(lambda: self._run_named(sql, named), limit_s).rows
+        else:
+            values = None if parameters is None else list(parameters)
+            rows = self._timed(lambda: self._run(sql, values), limit_s).rows
         if len(rows) != 1:
             raise ProviderError("provider-error", "not-one-row")
         return rows[0]

@@ -143,9 +143,9 @@ def _compiled_with(tmp_path, engine: str, physical: str | None) -> dict:
     """`compile`'s plan document for one decimal column with members it cannot all hold."""
     import yaml
 
-    from packata_sql.cli.plan_json import plan_document
     from packata_sql.contracts.odcs import load_odcs
     from packata_sql.plans.compiler import compile_contract
+    from packata_sql.plans.document import plan_document
 
     prop = {"name": "amount", "logicalType": "number",
             "logicalTypeOptions": {"validValues": [1.5, 1.005, 99999999999]},
@@ -187,9 +187,9 @@ def test_a_member_message_names_where_the_member_is_written(tmp_path):
     """ODCS 3.2's `enum` sits on the property; `validValues` under logicalTypeOptions."""
     import yaml
 
-    from packata_sql.cli.plan_json import plan_document
     from packata_sql.contracts.odcs import load_odcs
     from packata_sql.plans.compiler import compile_contract
+    from packata_sql.plans.document import plan_document
 
     path = tmp_path / "e.yaml"
     path.write_text(yaml.safe_dump({

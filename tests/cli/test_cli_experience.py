@@ -470,6 +470,13 @@ def test_pretty_sql_gives_the_same_answers_as_the_plan(engine, tmp_path):
     connection.execute(f'CREATE TABLE "{table}" ("Mixed Case" TEXT, "select" INTEGER, flag BOOLEAN)')
     connection.execute(f'INSERT INTO "{table}" VALUES (\'Ab1\', 1, true), (\'\', 2, false), '
                        f"('back\\slash', NULL, NULL), ('Ab1', -3, true)")
+    # The nested property: a STRUCT on DuckDB, JSON text on SQLite (one address, one without).
+    nested = ("STRUCT(\"a b's `x`\" STRUCT(\"city.名\" VARCHAR, \"zip \"\"code\"\"\" INTEGER))"
+              if engine == "duckdb" else "TEXT")
+    address = ("{'a b''s `x`': {'city.名': 'Munich', 'zip \"code\"': 999}}" if engine == "duckdb"
+               else '\'{"a b\'\'s `x`": {"city.名": "Munich", "zip \\"code\\"": 999}}\'')
+    connection.execute(f'ALTER TABLE "{table}" ADD COLUMN "cust ""info""" {nested}')
+    connection.execute(f'UPDATE "{table}" SET "cust ""info""" = {address} WHERE "select" = 1')
     if engine == "sqlite":
         connection.commit()
         # The same REGEXP in both statements: any implementation serves the comparison.

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from sqlglot.tokens import Token
 
-from packata_sql.cli.plan_json import plan_document
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.plans.compiler import compile_contract
+from packata_sql.plans.document import plan_document
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "contract.yaml"
 CONTRACT = textwrap.dedent("""\

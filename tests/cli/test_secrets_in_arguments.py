@@ -79,7 +79,7 @@ def test_own_words_stay_readable_in_argument_errors(contract):
 @pytest.mark.parametrize(("arguments", "says"), [
     (["check", "{c}", "--url", URL, "--category", "constrain"],
      "argument --category: invalid choice 'constrain', did you mean 'constraint'? "
-     "(one of: constraint, quality)"),
+     "(one of: constraint, quality, sla)"),
     (["check", "{c}", "--url", URL, "--format", "jsn"],
      "argument --format: invalid choice 'jsn', did you mean 'json'?"),
     (["chekc", "{c}", "--url", URL], "invalid choice 'chekc', did you mean 'check'?"),

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from packata_sql.authored.scanner import CODE, scan
-from packata_sql.cli.plan_json import plan_document
 from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import AUTHORED, Contract, Predicate, Sql
 from packata_sql.dialects import BINDER_DIALECTS, Family, get_dialect
 from packata_sql.plans.compiler import CatalogPlan, Plan, SqlPlan, compile_contract
+from packata_sql.plans.document import plan_document
 from packata_sql.plans.planner import inspect_query, inspect_sql, sample_sql
 
 MARK = "pkmark(1)"

@@ -102,7 +102,9 @@ def test_invalid_values_are_skipped_rules_at_their_lines(tmp_path):
     assert "schema[orders].primaryKey" in {r.key for r in contract.rules} - set(blocked)
 
 
-def test_typos_on_nested_properties_are_findings_that_keep_the_run_from_passing(tmp_path):
+def test_typos_on_nested_fields_skip_a_rule_as_on_columns(tmp_path):
+    """A field of an object property holds constraints as a column does (issue 23 item 4),
+    so a misspelt one skips a rule keyed by the field's logical path."""
     contract = load(tmp_path, """\
         - name: id
           logicalType: object
@@ -110,14 +112,29 @@ def test_typos_on_nested_properties_are_findings_that_keep_the_run_from_passing(
             - name: inner
               requird: true
         """)
+    assert skipped(contract) == {f"{P}.properties[inner].requird": (
+        "unknown-constraint-key", 13,
+        "unknown key 'requird'; did you mean 'required'? (the constraint is not checked)")}
+
+
+def test_typos_under_array_items_keep_the_run_from_passing(tmp_path):
+    contract = load(tmp_path, """\
+        - name: id
+          logicalType: array
+          items:
+            logicalType: object
+            properties:
+              - name: inner
+                requird: true
+        """)
     assert not skipped(contract)
     assert [(f.code, f.level, f.rule_key) for f in contract.findings
             if "requird" in f.message] == [("unknown-key", Level.ERROR, None)]
 
 
-def test_other_spellings_on_nested_properties_are_named_as_not_checked(tmp_path):
-    """Issue 19 item 4: `isUnique` is read as `unique`, and on a nested property that is not
-    checked yet: the warning names it, as it names `unique`."""
+def test_other_spellings_on_nested_fields_are_read_as_odcs_keys(tmp_path):
+    """Issue 19 item 4: `isUnique` is read as `unique`, on a nested field as on a column; under
+    array items nothing is checked and the warning names both spellings."""
     contract = load(tmp_path, """\
         - name: id
           logicalType: object
@@ -125,7 +142,17 @@ def test_other_spellings_on_nested_properties_are_named_as_not_checked(tmp_path)
             - name: inner
               isUnique: true
               isNullable: false
+        - name: lines
+          logicalType: array
+          items:
+            properties:
+              - name: inner
+                isUnique: true
+                isNullable: false
         """)
+    keys = {r.key for r in contract.rules}
+    assert {f"{P}.properties[inner].unique", f"{P}.properties[inner].required"} <= keys
     nested = [f for f in contract.findings if f.code == "nested-constraint-not-checked"]
     assert [(f.message, f.line) for f in nested] == [
-        ("isUnique, isNullable on a nested property is not checked yet", 13)]
+        ("isUnique, isNullable under array items or map entries is not checked: arrays are "
+         "never flattened implicitly", 20)]

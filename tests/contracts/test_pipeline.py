@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from packata_sql.cli.plan_json import plan_document
 from packata_sql.contracts.formats import load_declaration
 from packata_sql.contracts.model import Constraint, Custom, Expectation, Library, Operator
 from packata_sql.contracts.yaml_source import SourceError
 from packata_sql.dialects import get_dialect
 from packata_sql.plans.compiler import compile_contract
+from packata_sql.plans.document import plan_document
 
 
 def _load(tmp_path: Path, rules: str, head: str = "table: orders\n"):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from packata_sql.dbt.manifest import Model, load_models, match
+from packata_sql.contracts.dbt_manifest import Model, load_models, match
 from packata_sql.errors import UsageError
 
 
@@ -72,10 +72,10 @@ def test_a_pipeline_file_is_mapped_to_its_model(tmp_path: Path) -> None:
     """Path 2 maps every format the compiler reads (issue 20.8): a pipeline file declares no
     schema, and its object (the one its rules name) still finds its model; it compiled to
     nothing before, a report of no rules."""
+    from packata_sql.contracts.dbt_manifest import relations
     from packata_sql.contracts.formats import load_declaration
-    from packata_sql.dbt.manifest import dbt_compiler
     from packata_sql.dialects import get_dialect
-    from packata_sql.sessions.endpoint import parse_url
+    from packata_sql.plans.relations import compile_on_relations
 
     project = write(tmp_path, {"model.p.orders": node("orders", "fct_orders",
                                                       {"packata_sql": {"object": "orders"}})},
@@ -86,8 +86,8 @@ def test_a_pipeline_file_is_mapped_to_its_model(tmp_path: Path) -> None:
                         "    - {name: positive, rule: expression, expression: amount > 0}\n",
                         encoding="utf-8")
     contract = load_declaration(str(pipeline))
-    compile_built = dbt_compiler(project, parse_url(f"duckdb:///{tmp_path / 'w.duckdb'}"))
-    compiled = compile_built(contract, get_dialect("duckdb"), parameters=())
+    compiled = compile_on_relations(contract, get_dialect("duckdb"),
+                                    relations(contract, project), parameters=())
     assert {p.rule.key for p in compiled.ordered} == {"volume", "positive"}
     assert {p.rule.target.physical_object for p in compiled.ordered} == {"fct_orders"}
     assert not compiled.blocked

@@ -11,7 +11,7 @@ import pytest
 
 from packata_sql.cli.main import main
 from packata_sql.contracts.odcs import load_odcs
-from packata_sql.dbt.plan import plan_document
+from packata_sql.plans.gate import plan_document
 
 FIXTURE = Path(__file__).resolve().parents[2] / "integration" / "dbt_fixture" / "orders.odcs.yaml"
 

@@ -16,7 +16,7 @@ import pytest
 from packata_sql.contracts.expectations import verdict
 from packata_sql.contracts.model import Expectation, Operator
 from packata_sql.dbt.generate import runtime_text
-from packata_sql.dbt.plan import expectation_document
+from packata_sql.plans.gate import expectation_document
 from packata_sql.values import NotExact, OutOfRange, format_value, measured_value
 
 from .jinja_macros import load_macros

@@ -12,11 +12,11 @@ import pytest
 import sqlglot
 import sqlglot.expressions as exp
 
-from packata_sql.cli.plan_json import plan_document
 from packata_sql.contracts.model import Contract, Server
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
 from packata_sql.plans.compiler import compile_contract
+from packata_sql.plans.document import plan_document
 from packata_sql.report import Status
 from packata_sql.run.runner import RunOptions, run
 from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url

@@ -1,4 +1,5 @@
-"""`compile --format json`: each rule's plan (key, SQL, parameters) and the findings."""
+"""The plan document (`compile --format json`, `Plans.document()`): each rule's plan (key, SQL,
+parameters), each object's fused scans, and the findings."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from packata_sql.contracts.model import Contract, Finding
 from packata_sql.dialects import Dialect
 from packata_sql.plans.compiler import Compiled
+from packata_sql.plans.expressif import bound_markers
 from packata_sql.plans.planner import (
     Scan,
     build_scan,
@@ -15,7 +17,7 @@ from packata_sql.plans.planner import (
     group_by_object,
     plan_scans,
 )
-from packata_sql.render.json import finding_document
+from packata_sql.report import finding_document
 
 FORMAT = "packata-sql/plan@1"
 
@@ -30,7 +32,7 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
 
     def text(scan: Scan) -> str:
         if pretty and scan.statement is not None:
-            return dialect.render(scan.statement, pretty=True)
+            return bound_markers(dialect.render(scan.statement, pretty=True), dialect)[0]
         return scan.sql
 
     rules: dict[str, dict[str, Any]] = {}
@@ -39,7 +41,8 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
         for fused in plan_scans(segments, plans, dialect, families, natives):
             notes += fused.findings()
             scans.append({"object": list(segments), "sql": text(fused),
-                          "rules": [p.rule.key for p in fused.plans]})
+                          "rules": [p.rule.key for p in fused.plans],
+                          **({"parameters": list(fused.parameters)} if fused.parameters else {})})
         for plan in plans:
             alone = build_scan(segments, [plan], dialect, families, natives)
             rules[plan.rule.key] = {
@@ -49,7 +52,7 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
                 "metric": plan.measure,
                 "unit": plan.rule.unit,
                 "sql": text(alone) if alone.plans else None,
-                "parameters": [],
+                "parameters": list(alone.parameters),
             }
     for sql_plan in compiled.sql_plans:
         rules[sql_plan.rule.key] = {
@@ -60,6 +63,16 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
             "unit": sql_plan.rule.unit,
             "sql": sql_plan.sql,
             "parameters": list(sql_plan.parameters),
+        }
+    for observation in compiled.observation_plans:
+        rules[observation.rule.key] = {
+            "key": observation.rule.key,
+            "source_path": observation.rule.source_path,
+            "status": "planned",
+            "metric": "expressif:observation",
+            "unit": None,
+            "sql": observation.sql,  # over the value the caller supplies, bound by the driver
+            "parameters": list(observation.parameters),
         }
     for catalog_plan in compiled.catalog_plans:
         if catalog_plan.rows is not None:

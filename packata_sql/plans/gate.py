@@ -1,5 +1,5 @@
-"""One dbt plan per model: each rule compiled per dialect by packata-sql's own compiler, with
-the relation left as gaps.
+"""The dbt gate's plan, one per model (`dbt generate` writes it as a macro): each rule compiled
+per dialect by packata-sql's own compiler, with the relation left as gaps.
 
 The object is renamed to a token that the contract does not contain, the compiler and binder
 run as for `check`, and every SQL text is cut at the quoted token. The runtime joins the pieces
@@ -19,7 +19,10 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from packata_sql import __version__
+from packata_sql.authored.scanner import scan
+from packata_sql.authored.side_effects import called
 from packata_sql.catalog import MeasureContext, TypeMismatch
+from packata_sql.catalog.expressif_rules import ExpressifRule
 from packata_sql.contracts.constraints import CATALOG_KINDS
 from packata_sql.contracts.expectations import describe
 from packata_sql.contracts.model import (
@@ -27,7 +30,9 @@ from packata_sql.contracts.model import (
     Constraint,
     Contract,
     Expectation,
+    Expressif,
     Finding,
+    Latency,
     Level,
     Library,
     Rule,
@@ -35,7 +40,6 @@ from packata_sql.contracts.model import (
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.plans.compiler import Plan, compile_contract
 from packata_sql.plans.planner import ROWS_ALIAS
-from packata_sql.sessions.calls import calls_in
 
 FORMAT = "packata-sql/dbt-plan@1"
 #: Dialects a dbt plan is generated for by default: those with an adapter and library metrics.
@@ -87,21 +91,44 @@ def expectation_document(item: Expectation) -> dict[str, Any]:
 
 
 def _kind(rule: Rule) -> str:
-    if isinstance(rule.definition, Library | Constraint):
-        return "library"  # a row-reading constraint fuses into the scan like a metric
+    if isinstance(rule.definition, Library | Constraint | Expressif):
+        return "library"  # a row-reading constraint or Expressif rule fuses into the scan
+    if isinstance(rule.definition, Latency):
+        return "latency"  # one MAX in the scan, aged against the observation time
     # Authored SQL (a query or an expression's predicate) runs only where SQL rules may.
     return "sql" if isinstance(rule.definition, AUTHORED) else "other"
 
 
-def rule_document(rule: Rule) -> dict[str, Any]:
-    return {
+def _latency_document(latency: Latency) -> dict[str, Any] | None:
+    """The limit as integers only (microseconds, or whole calendar months) and the zone a
+    value without one is read in."""
+    if latency.limit is None:
+        return None
+    return {"micros": latency.limit.micros, "months": latency.limit.months,
+            "zone": latency.zone, "text": f"no older than {latency.limit.text()}"}
+
+
+def rule_document(rule: Rule, compiled: Plan | None = None) -> dict[str, Any]:
+    """`compiled`: the rule's plan, whose expectations an Expressif rule is judged by (a
+    value or row predicate without one must have no violation) and which says whether an
+    empty object leaves it inconclusive or its value is a boolean."""
+    judged = compiled.rule if compiled is not None else rule
+    document: dict[str, Any] = {
         "key": rule.key, "name": rule.name, "source_path": rule.source_path,
         "severity": rule.severity.value, "unit": rule.unit, "kind": _kind(rule),
         "metric": rule.definition.metric if isinstance(rule.definition, Library)
-        else rule.definition.kind if isinstance(rule.definition, Constraint) else None,
+        else rule.definition.kind if isinstance(rule.definition, Constraint)
+        else "expressif" if isinstance(rule.definition, Expressif) else None,
         "columns": [rule.target.physical_property] if rule.target.physical_property else [],
-        "expectations": [expectation_document(e) for e in rule.expectations],
+        "expectations": [expectation_document(e) for e in judged.expectations],
     }
+    if compiled is not None and isinstance(compiled.library, ExpressifRule):
+        document.update(population=compiled.library.per_item, boolean=compiled.library.boolean)
+        if not compiled.library.per_item:
+            document["unit"] = None
+    if isinstance(rule.definition, Latency):
+        document["latency"] = _latency_document(rule.definition)
+    return document
 
 
 def type_families(dialect: Dialect) -> dict[str, str]:
@@ -145,14 +172,20 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     frame = dialect.render(exp.select(exp.Star()).from_(dialect.table((token,))))
     entries: dict[str, Any] = {}
     for index, plan in enumerate(compiled.plans, start=1):
+        if plan.parameters or plan.bindings or _reads_observation_time(plan):
+            entries[plan.rule.key] = {"status": "skipped", "code": "variable-not-bound-in-dbt"}
+            continue
         entries[plan.rule.key] = {"columns": list(plan.columns),
                                   "variants": _items(plan, dialect, token, index)}
+    for observation in compiled.observation_plans:  # dbt supplies no observed value
+        entries[observation.rule.key] = {"status": "inconclusive", "code": "no-observation"}
     for sql_plan in compiled.sql_plans:
         entries[sql_plan.rule.key] = {"sql": pieces(sql_plan.sql, quoted),
                                       "parameters": list(sql_plan.parameters)}
         if dialect.name == "postgres":  # the names the runtime follows into function bodies
             entries[sql_plan.rule.key]["calls"] = sorted(
-                {call.name for call in calls_in(sql_plan.sql, dialect)})
+                {name for _, name in called(sql_plan.sql, scan(sql_plan.sql, dialect.lexical),
+                                            dialect.lexical)})
     for key, finding in compiled.blocked.items():
         entries[key] = {"status": "skipped", "code": finding.code}
     for key in keys:  # a library rule the compiler left out without a finding
@@ -162,7 +195,12 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
         "rules": entries,
         "exact_names": not dialect.case_insensitive_names,
         "types": type_families(dialect),
+        "instants": sorted(n for n in _TYPE_NAMES.get(dialect.name, ()) if dialect.holds_instants(n)),
     }
+
+
+def _reads_observation_time(plan: Plan) -> bool:
+    return isinstance(plan.library, ExpressifRule) and bool(plan.library.program.variables)
 
 
 def gate_rules(contract: Contract, object_name: str) -> list[Rule]:
@@ -190,6 +228,8 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
     mine = [r for r in renamed if r.key in keys]
     documents = {name: dialect_document(tokenised, mine, get_dialect(name), token, found)
                  for name in dialects}
+    judged = {plan.rule.key: plan for name in dialects[:1] for plan in compile_contract(
+        tokenised, get_dialect(name), select=list(keys)).plans}
     return {
         "format": FORMAT,
         "packata_sql": __version__,
@@ -197,7 +237,7 @@ def plan_document(contract: Contract, contract_text: bytes, object_name: str, mo
         "contract_sha256": hashlib.sha256(contract_text).hexdigest(),
         "object": object_name,
         "model": model,
-        "rules": [rule_document(r) for r in rules],
+        "rules": [rule_document(r, judged.get(r.key)) for r in rules],
         "findings": blocking_findings(contract, object_name),
         "dialects": documents,
     }

@@ -1,22 +1,19 @@
-"""`check --dbt-project DIR`: the models dbt built in its last invocation, from the artifacts
-as plain JSON (no dbt import), mapped to contract objects and checked through packata-sql's own
-read-only session. Rules of models that did not build are skipped, never run on stale tables."""
+"""`check --dbt-project DIR` (`CheckRequest.dbt_project`): the models dbt built in its last
+invocation, read from the artifacts as plain JSON (no dbt import) and mapped to contract objects,
+each object to the relation its rules read. Rules of models that did not build are skipped,
+never run on stale tables."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packata_sql.contracts import json_source
-from packata_sql.contracts.model import Category, Contract, Finding, Level, Rule
-from packata_sql.dialects import Dialect
+from packata_sql.contracts.model import Contract, Finding, Level, Relation
 from packata_sql.errors import UsageError
-from packata_sql.plans.compiler import Compiled, compile_contract
-from packata_sql.sessions.endpoint import Endpoint
 
 OLDEST_MANIFEST = 9  # dbt 1.5; older artifacts lack fields read here
 _VERSION = re.compile(r"/manifest/v(\d+)\.json$")
@@ -112,63 +109,28 @@ def match(object_name: str, physical: str, models: Sequence[Model]) -> list[Mode
     return []
 
 
-def dbt_compiler(project_dir: str, endpoint: Endpoint) -> Callable[..., Compiled]:
-    """A drop-in for compile_contract that compiles only the objects dbt built, on their models."""
+def relations(contract: Contract, project_dir: str,
+              schema: Sequence[str] = ()) -> Mapping[str, Relation]:
+    """Each contract object with rules → the relation of its dbt model (in `schema` when the
+    endpoint names one, else the model's), or why its rules cannot run: no model or several
+    match (a warning on the contract), or the model did not build or run in the last dbt
+    invocation (each rule skipped)."""
     models = load_models(project_dir)
-
-    def compile_built(contract: Contract, dialect: Dialect, *, prefix: Sequence[str] = (),
-                      select: Iterable[str] | None = None,
-                      parameters: Iterable[str] | None = None,
-                      categories: Iterable[Category] | None = None) -> Compiled:
-        wanted = set(select) if select is not None else None
-        kinds = set(categories) if categories is not None else None
-        rules = [r for r in contract.rules if (wanted is None or r.key in wanted)
-                 and (kinds is None or r.category in kinds)]
-        blocked: dict[str, Finding] = {}
-        findings: list[Finding] = []
-        parts: list[Compiled] = []
-        for name, physical in contract.checked_objects().items():  # a pipeline's too
-            mine = [r for r in rules if r.target.object_name == name]
-            if not mine:
-                continue
-            found = match(name, physical, models)
-            if len(found) != 1:
-                problem = Finding(
-                    "dbt-model-not-found" if not found else "dbt-model-ambiguous",
-                    f"object '{name}' matches {len(found)} dbt models; set "
-                    "config.meta.packata_sql.object on one", contract.path, Level.WARNING)
-                findings.append(problem)
-                blocked.update({r.key: problem for r in mine})
-                continue
-            model = found[0]
-            if model.status != "success":
-                code, message = ("dbt-not-run", _NOT_RUN) if model.status is None \
-                    else ("dbt-model-not-built", _NOT_BUILT)
-                blocked.update({r.key: Finding(code, message, r.source_path, rule_key=r.key)
-                                for r in mine})
-                continue
-            renamed = tuple(_on_model(r, model.alias) for r in mine)
-            parts.append(compile_contract(
-                dataclasses.replace(contract, rules=renamed), dialect,
-                prefix=endpoint.schema or (model.schema,), parameters=parameters))
-        return _merge(parts, blocked, findings, contract)
-
-    return compile_built
-
-
-def _on_model(rule: Rule, alias: str) -> Rule:
-    return dataclasses.replace(rule, target=dataclasses.replace(rule.target, physical_object=alias))
-
-
-def _merge(parts: list[Compiled], blocked: dict[str, Finding], findings: list[Finding],
-           contract: Contract) -> Compiled:
-    merged_findings = list(dict.fromkeys(f for part in parts for f in part.findings))
-    if not parts:  # the contract's own findings still show when nothing was built
-        merged_findings = [f for f in contract.findings if f.rule_key is None]
-    for part in parts:
-        blocked = {**part.blocked, **blocked}
-    return Compiled(
-        tuple(p for part in parts for p in part.ordered),
-        blocked,
-        tuple(merged_findings + findings),
-    )
+    mapped: dict[str, Relation] = {}
+    for name, physical in contract.checked_objects().items():  # a pipeline's too
+        found = match(name, physical, models)
+        if len(found) != 1:
+            mapped[name] = Relation(refusal=Finding(
+                "dbt-model-not-found" if not found else "dbt-model-ambiguous",
+                f"object '{name}' matches {len(found)} dbt models; set "
+                "config.meta.packata_sql.object on one", contract.path, Level.WARNING),
+                for_object=True)
+            continue
+        model = found[0]
+        if model.status != "success":
+            code, message = ("dbt-not-run", _NOT_RUN) if model.status is None \
+                else ("dbt-model-not-built", _NOT_BUILT)
+            mapped[name] = Relation(refusal=Finding(code, message, contract.path))
+            continue
+        mapped[name] = Relation((*(schema or (model.schema,)), model.alias))
+    return mapped

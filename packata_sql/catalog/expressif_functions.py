@@ -1,0 +1,219 @@
+"""The Expressif functions and accumulators in SQL (docs/expressif.md)."""
+
+from __future__ import annotations
+
+import sqlglot.expressions as exp
+
+from packata_sql.catalog.expressif_operations import (
+    Operation,
+    Render,
+    Rendering,
+    as_boolean,
+    paren,
+)
+from packata_sql.catalog.expressif_predicates import NO_TEMPORAL
+
+
+def _unary(node: type[exp.Func]) -> Render:
+    return lambda r, v: node(this=v)
+
+
+def _times(r: Rendering) -> exp.Expr:
+    if len(r.arguments) < 2:
+        return r.value(0)
+    return exp.Mul(this=paren(r.value(0)), expression=paren(r.value(1)))
+
+
+#: What .NET's `char.IsWhiteSpace` (and so `String.Trim`) treats as white space.
+WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+              + "\u2028\u2029\u202f\u205f\u3000")
+_EMPTY = exp.Literal.string("")
+_NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
+             "U+FFFF is two)")
+_SPACE = exp.Literal.string(" ")
+_BINARY_FLOATS = ("numbers are binary floating point (REAL), so a decimal half-way value such "
+                  "as 2.675 is not one and .NET's half-even rounding of decimals cannot be kept")
+
+
+def _half_even(value: exp.Expr, digits: int) -> exp.Expr:
+    """.NET `Math.Round(decimal, digits)`: half-way values go to the even neighbour. Engines
+    round half away from zero, so an exact half is halved, rounded and doubled instead."""
+    scale = exp.Literal.number(10 ** digits)
+    scaled = exp.Mul(this=paren(value), expression=scale)
+    fraction = exp.Sub(this=exp.Abs(this=scaled.copy()),
+                       expression=exp.Floor(this=exp.Abs(this=scaled.copy())))
+    is_half = exp.EQ(this=fraction, expression=exp.Literal.number("0.5"))
+    even = exp.Div(this=exp.Mul(this=exp.Round(this=exp.Div(
+        this=scaled.copy(), expression=exp.Literal.number(2))), expression=exp.Literal.number(2)),
+        expression=scale.copy())
+    plain = exp.Round(this=value.copy(), decimals=exp.Literal.number(digits))
+    return exp.Case(ifs=[exp.If(this=is_half, true=even)], default=plain)
+
+
+def _or_empty(value: exp.Expr) -> exp.Expr:
+    return exp.Coalesce(this=value, expressions=[_EMPTY.copy()])
+
+
+def _concat(left: exp.Expr, right: exp.Expr) -> exp.Expr:
+    return exp.DPipe(this=left, expression=right, safe=False)
+
+
+def _remove_all(value: exp.Expr, characters: str) -> exp.Expr:
+    for character in characters:
+        value = exp.func("REPLACE", value, exp.Literal.string(character), _EMPTY.copy())
+    return value
+
+
+def _blank(r: Rendering, value: exp.Expr) -> exp.Expr:
+    return exp.EQ(this=r.dialect.char_length(_remove_all(value, WHITESPACE)),
+                  expression=exp.Literal.number(0))
+
+
+def _last_chars(r: Rendering, value: exp.Expr) -> exp.Expr:
+    length = r.dialect.char_length(value)
+    start = exp.Add(this=exp.Sub(this=length, expression=paren(r.value(0))),
+                    expression=exp.Literal.number(1))
+    return exp.Case(ifs=[exp.If(this=exp.GTE(this=r.value(0), expression=length.copy()),
+                                true=value)],
+                    default=exp.Substring(this=value.copy(), start=start))
+
+
+def _skip_last_chars(r: Rendering, value: exp.Expr) -> exp.Expr:
+    length = r.dialect.char_length(value)
+    keep = exp.Sub(this=length, expression=paren(r.value(0)))
+    return exp.Case(ifs=[exp.If(this=exp.GTE(this=r.value(0), expression=length.copy()),
+                                true=exp.Case(ifs=[exp.If(this=exp.Is(this=value, expression=exp.Null()),
+                                                          true=exp.Null())], default=_EMPTY.copy()))],
+                    default=exp.Substring(this=value.copy(), start=exp.Literal.number(1),
+                                          length=keep))
+
+
+def _count_substring(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """Non-overlapping occurrences, left to right (what removing them all counts)."""
+    part = r.value(0)
+    removed = exp.func("REPLACE", value, part, _EMPTY.copy())
+    length = r.dialect.char_length
+    count = exp.Div(this=paren(exp.Sub(this=length(value.copy()), expression=length(removed))),
+                    expression=length(part.copy()))
+    nothing = exp.Or(this=exp.Is(this=part.copy(), expression=exp.Null()),
+                     expression=exp.EQ(this=length(part.copy()), expression=exp.Literal.number(0)))
+    return exp.Coalesce(this=exp.Case(ifs=[exp.If(this=nothing, true=exp.Literal.number(0))],
+                                      default=count), expressions=[exp.Literal.number(0)])
+
+
+
+_NUMERIC_FUNCTIONS: dict[str, Operation] = {
+    "absolute": Operation("number", "number", _unary(exp.Abs)),
+    "ceiling": Operation("number", "number", _unary(exp.Ceil)),
+    "floor": Operation("number", "number", _unary(exp.Floor)),
+    "sign": Operation("number", "number", _unary(exp.Sign)),
+    "increment": Operation("number", "number",
+                           lambda r, v: exp.Add(this=paren(v), expression=exp.Literal.number(1))),
+    "decrement": Operation("number", "number",
+                           lambda r, v: exp.Sub(this=paren(v), expression=exp.Literal.number(1))),
+    "oppose": Operation("number", "number", lambda r, v: exp.Neg(this=paren(v))),
+    "add": Operation("number", "number",
+                     lambda r, v: exp.Add(this=paren(v), expression=paren(_times(r))),
+                     ("number", "number?")),
+    "subtract": Operation("number", "number",
+                          lambda r, v: exp.Sub(this=paren(v), expression=paren(_times(r))),
+                          ("number", "number?")),
+    "multiply": Operation("number", "number",
+                          lambda r, v: exp.Mul(this=paren(v), expression=paren(r.value(0))), ("number",)),
+    "square-power": Operation("number", "number",
+                              lambda r, v: exp.Mul(this=paren(v), expression=paren(v))),
+    "cube-power": Operation("number", "number", lambda r, v: exp.Mul(
+        this=exp.Mul(this=paren(v), expression=paren(v)), expression=paren(v))),
+    "null-to-zero": Operation("number", "number", lambda r, v: exp.Coalesce(
+        this=v, expressions=[exp.Literal.number(0)])),
+    "clip": Operation("number", "number", lambda r, v: exp.Case(ifs=[
+        exp.If(this=exp.LT(this=v, expression=r.value(0)), true=r.value(0)),
+        exp.If(this=exp.GT(this=v, expression=r.value(1)), true=r.value(1)),
+    ], default=v), ("number", "number")),
+    "round": Operation("number", "number", lambda r, v: _half_even(v, r.digits(0)), ("integer",),
+                       unsupported={"sqlite": _BINARY_FLOATS}, per_dialect=True),
+    "integer": Operation("number", "number", lambda r, v: _half_even(v, 0),
+                         unsupported={"sqlite": _BINARY_FLOATS}, per_dialect=True),
+}
+
+_TEXT_FUNCTIONS: dict[str, Operation] = {
+    "length": Operation("text", "number", lambda r, v: exp.Coalesce(
+        this=r.dialect.utf16_length(v), expressions=[exp.Literal.number(0)]), per_dialect=True,
+        problem=lambda d: None if d.utf16_length(exp.Null()) is not None else _NO_UTF16),
+    "null-to-empty": Operation("text", "text", lambda r, v: exp.Coalesce(
+        this=v, expressions=[_EMPTY.copy()])),
+    "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
+        this=exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)),
+        true=exp.Null())], default=v)),
+    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=v),
+                       problem=lambda d: d.case_mapping_problem(upper=False)),
+    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=v),
+                       problem=lambda d: d.case_mapping_problem(upper=True)),
+    "trim": Operation("text", "text", lambda r, v: exp.Trim(
+        this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
+        unsupported={"mysql": "TRIM removes one string, not a set of characters: tabs, new "
+                              "lines and Unicode spaces would stay"}),
+    "without-whitespaces": Operation("text", "text", lambda r, v: _remove_all(v, WHITESPACE)),
+    "whitespaces-to-empty": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
+        this=_blank(r, v), true=_EMPTY.copy())], default=v)),
+    "whitespaces-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
+        this=_blank(r, v), true=exp.Null())], default=v)),
+    "append": Operation("text", "text", lambda r, v: _concat(
+        _or_empty(v), _or_empty(r.value(0))), ("text",)),
+    "prepend": Operation("text", "text", lambda r, v: _concat(
+        _or_empty(r.value(0)), _or_empty(v)), ("text",)),
+    "suffix": Operation("text", "text", lambda r, v: _concat(v, _or_empty(r.value(0))),
+                        ("text",)),
+    "prefix": Operation("text", "text", lambda r, v: _concat(_or_empty(r.value(0)), v),
+                        ("text",)),
+    "append-space": Operation("text", "text", lambda r, v: _concat(_or_empty(v), _SPACE.copy())),
+    "prepend-space": Operation("text", "text", lambda r, v: _concat(_SPACE.copy(), _or_empty(v))),
+    "suffix-space": Operation("text", "text", lambda r, v: _concat(v, _SPACE.copy())),
+    "prefix-space": Operation("text", "text", lambda r, v: _concat(_SPACE.copy(), v)),
+    "first-chars": Operation("text", "text", lambda r, v: exp.Substring(
+        this=v, start=exp.Literal.number(1), length=r.value(0)), ("integer",)),
+    "last-chars": Operation("text", "text", _last_chars, ("integer",)),
+    "skip-first-chars": Operation("text", "text", lambda r, v: exp.Substring(
+        this=v, start=exp.Add(this=paren(r.value(0)), expression=exp.Literal.number(1))),
+        ("integer",)),
+    "skip-last-chars": Operation("text", "text", _skip_last_chars, ("integer",)),
+    "remove-chars": Operation("text", "text", lambda r, v: exp.func(
+        "REPLACE", v, r.value(0), _EMPTY.copy()), ("text",)),
+    "replace-chars": Operation("text", "text", lambda r, v: exp.func(
+        "REPLACE", v, r.value(0), r.value(1)), ("text", "text")),
+    "count-substring": Operation("text", "number", _count_substring, ("text",)),
+}
+
+_TEMPORAL_FUNCTIONS: dict[str, Operation] = {
+    "year": Operation("temporal", "number", _unary(exp.Year), unsupported=NO_TEMPORAL),
+    "month-of-year": Operation("temporal", "number", _unary(exp.Month), unsupported=NO_TEMPORAL),
+    "day-of-month": Operation("temporal", "number", _unary(exp.Day), unsupported=NO_TEMPORAL),
+    "datetime-to-date": Operation("temporal", "temporal", lambda r, v: exp.cast(
+        v, exp.DataType.build("DATE")), unsupported=NO_TEMPORAL),
+}
+
+_SPECIAL_FUNCTIONS: dict[str, Operation] = {
+    "neutral": Operation("any", "same", lambda r, v: v),
+}
+
+FUNCTIONS: dict[str, Operation] = {**_NUMERIC_FUNCTIONS, **_TEXT_FUNCTIONS,
+                                   **_TEMPORAL_FUNCTIONS, **_SPECIAL_FUNCTIONS}
+
+
+def _count(r: Rendering, v: exp.Expr) -> exp.Expr:
+    return exp.Count(this=exp.Star())
+
+
+ACCUMULATORS: dict[str, Operation] = {
+    "count": Operation("any", "number", _count),
+    "sum": Operation("number", "number", lambda r, v: exp.Sum(this=v)),
+    "min": Operation("any", "same", lambda r, v: exp.Min(this=v)),
+    "max": Operation("any", "same", lambda r, v: exp.Max(this=v)),
+    "any": Operation("boolean", "boolean", lambda r, v: exp.GT(
+        this=exp.Count(this=exp.Case(ifs=[exp.If(this=as_boolean(v), true=exp.Literal.number(1))])),
+        expression=exp.Literal.number(0))),
+    "every": Operation("boolean", "boolean", lambda r, v: exp.EQ(
+        this=exp.Count(this=exp.Case(ifs=[exp.If(this=exp.Not(this=as_boolean(v)),
+                                                 true=exp.Literal.number(1))])),
+        expression=exp.Literal.number(0))),
+}

@@ -1,0 +1,192 @@
+"""What each Expressif operation means in SQL: its types, its arguments and its rendering,
+with the engines that cannot give it the language's exact meaning.
+
+The meanings are the language's own conformance cases (tests/expressif/conformance), run on
+every live engine by integration/test_expressif_conformance.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+import sqlglot.expressions as exp
+
+from packata_sql.authored.expressif import Call, ExpressifError, Interval
+from packata_sql.dialects import Dialect, number_literal
+
+
+class UnsupportedOnEngine(ExpressifError):
+    """An operation the engine cannot give the exact meaning of: a finding on that engine."""
+
+    def __init__(self, message: str, operation: str | None = None) -> None:
+        super().__init__("expressif-unsupported-on-engine", message, operation)
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A rendered value and what it holds (text, number, boolean, temporal, any)."""
+
+    expression: exp.Expr
+    family: str
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """What one operation's rendering is handed: the engine and its checked arguments."""
+
+    dialect: Dialect
+    written: str
+    arguments: tuple[object, ...]
+
+    def value(self, index: int) -> exp.Expr:
+        argument = self.arguments[index]
+        assert isinstance(argument, Typed)
+        return argument.expression
+
+    def optional(self, index: int, default: exp.Expr) -> exp.Expr:
+        return self.value(index) if index < len(self.arguments) else default
+
+    def digits(self, index: int) -> int:
+        """A whole-number literal argument, as the compile-time integer it is."""
+        argument = self.arguments[index]
+        literal = argument.expression if isinstance(argument, Typed) else None
+        if not isinstance(literal, exp.Literal) or literal.is_string:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes its digits as a number written in the "
+                                 "program, not a variable")
+        return int(literal.this)
+
+    def interval(self, index: int) -> Interval:
+        argument = self.arguments[index]
+        assert isinstance(argument, Interval)
+        return argument
+
+
+Render = Callable[[Rendering, exp.Expr], exp.Expr]
+
+
+@dataclass(frozen=True)
+class Operation:
+    #: The family read and the one returned ("same": what was read).
+    reads: str
+    returns: str
+    render: Render
+    #: Parameter kinds in order: number, integer, text, boolean, interval, predication; a
+    #: trailing "?" marks an optional one.
+    parameters: tuple[str, ...] = ()
+    #: Engine name → why it cannot give the exact meaning.
+    unsupported: Mapping[str, str] = field(default_factory=dict)
+    #: Whether the rendering is chosen per engine (else one portable tree).
+    per_dialect: bool = False
+    #: Why this engine cannot give the exact meaning, asked of its dialect (case mapping).
+    problem: Callable[[Dialect], str | None] | None = None
+
+    def refusal(self, dialect: Dialect) -> str | None:
+        """Why the operation cannot keep its meaning on this engine, or None."""
+        if dialect.name in self.unsupported:
+            return self.unsupported[dialect.name]
+        return self.problem(dialect) if self.problem is not None else None
+
+
+def as_boolean(predicate: exp.Expr) -> exp.Expr:
+    """Two-valued: NULL is false (docs/semantics.md, Expressif)."""
+    return exp.Coalesce(this=exp.paren(predicate, copy=False), expressions=[exp.false()])
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+def typed_literal(call: Call, kind: str, text: str) -> exp.Expr:
+    """An unquoted program literal typed by the parameter that takes it (program text, so a
+    sqlglot literal, never a binding)."""
+    if text == "(null)":
+        return exp.Null()
+    if text == "(empty)" and kind == "text":
+        return exp.Literal.string("")
+    if kind in ("number", "integer"):
+        if not _NUMBER.fullmatch(text.strip()):
+            raise ExpressifError("expressif-argument",
+                                 f"'{call.written}' takes a number, not {text!r}", call.name)
+        try:
+            number = Fraction(Decimal(text.strip()))
+        except InvalidOperation:  # pragma: no cover (the pattern admits only numbers)
+            raise ExpressifError("expressif-argument", f"{text!r} is not a number",
+                                 call.name) from None
+        if kind == "integer" and number.denominator != 1:
+            raise ExpressifError("expressif-argument",
+                                 f"'{call.written}' takes a whole number, not {text!r}", call.name)
+        return number_literal(number)
+    if kind == "temporal":
+        return temporal_literal(call, text)
+    if kind == "boolean":
+        folded = text.strip().lower()
+        if folded not in ("true", "false"):
+            raise ExpressifError("expressif-argument",
+                                 f"'{call.written}' takes true or false, not {text!r}", call.name)
+        return exp.Boolean(this=folded == "true")
+    return exp.Literal.string(text)
+
+
+def temporal_literal(call: Call, text: str) -> exp.Expr:
+    """An ISO date (`2022-11-21`) or date and time (`2022-11-21T10:00:00`) as a typed literal."""
+    from datetime import date, datetime
+
+    written = text.strip()
+    try:
+        if len(written) == 10:
+            return exp.cast(exp.Literal.string(date.fromisoformat(written).isoformat()),
+                            exp.DataType.build("DATE"))
+        moment = datetime.fromisoformat(written)
+    except ValueError:
+        raise ExpressifError("expressif-argument",
+                             f"'{call.written}' takes an ISO date or date and time "
+                             f"(2022-11-21, 2022-11-21T10:00:00), not {text!r}",
+                             call.name) from None
+    if moment.tzinfo is not None:
+        raise ExpressifError("expressif-argument",
+                             f"'{call.written}' takes a date and time without a zone offset",
+                             call.name)
+    return exp.cast(exp.Literal.string(moment.isoformat(sep=" ")), exp.DataType.build("TIMESTAMP"))
+
+
+def paren(node: exp.Expr) -> exp.Expr:
+    return exp.paren(node, copy=False)
+
+
+def number(text: str) -> exp.Expr:
+    return number_literal(Fraction(Decimal(text)))
+
+
+def within(interval: Interval, value: exp.Expr) -> exp.Expr:
+    tests: list[exp.Expr] = []
+    if interval.lower is not None:
+        op: type[exp.Binary] = exp.GTE if interval.lower_closed else exp.GT
+        tests.append(op(this=value, expression=number(interval.lower)))
+    if interval.upper is not None:
+        op = exp.LTE if interval.upper_closed else exp.LT
+        tests.append(op(this=value, expression=number(interval.upper)))
+    if not tests:
+        return exp.Not(this=exp.Is(this=value, expression=exp.Null()))
+    return exp.and_(*tests) if len(tests) > 1 else tests[0]
+
+
+def compare(op: type[exp.Binary]) -> Render:
+    return lambda r, v: op(this=v, expression=r.value(0))
+
+
+def constant(op: type[exp.Binary], number: int) -> Render:
+    return lambda r, v: op(this=v, expression=exp.Literal.number(number))
+
+
+def mod(value: exp.Expr, modulus: exp.Expr) -> exp.Expr:
+    return exp.Mod(this=paren(value), expression=paren(modulus))
+
+
+def is_null(value: exp.Expr) -> exp.Expr:
+    return exp.Is(this=value, expression=exp.Null())
+
+
