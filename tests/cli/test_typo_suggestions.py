@@ -113,7 +113,7 @@ def test_a_glob_selects_every_rule_of_an_object(tmp_path):
     (["--format", "jsno"], "invalid choice 'jsno', did you mean 'json'? (one of: table, json, "
                            "junit, markdown, github)"),
     (["--category", "qualty"], "invalid choice 'qualty', did you mean 'quality'? (one of: "
-                               "constraint, quality)"),
+                               "constraint, quality, sla)"),
     (["--output", "htm=report.html"], "--output: unknown report kind 'htm'; did you mean "
                                       "'html'? (one of: json, junit, markdown, html)"),
 ])
