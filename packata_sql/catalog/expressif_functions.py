@@ -11,7 +11,7 @@ from packata_sql.catalog.expressif_operations import (
     as_boolean,
     paren,
 )
-from packata_sql.catalog.expressif_predicates import NO_TEMPORAL
+from packata_sql.catalog.expressif_predicates import no_temporal
 
 
 def _unary(node: type[exp.Func]) -> Render:
@@ -31,10 +31,6 @@ _EMPTY = exp.Literal.string("")
 _NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
              "U+FFFF is two)")
 _SPACE = exp.Literal.string(" ")
-_BINARY_FLOATS = ("numbers are binary floating point (REAL), so a decimal half-way value such "
-                  "as 2.675 is not one and .NET's half-even rounding of decimals cannot be kept")
-
-
 def _half_even(value: exp.Expr, digits: int) -> exp.Expr:
     """.NET `Math.Round(decimal, digits)`: half-way values go to the even neighbour. Engines
     round half away from zero, so an exact half is halved, rounded and doubled instead."""
@@ -131,9 +127,9 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
         exp.If(this=exp.GT(this=v, expression=r.value(1)), true=r.value(1)),
     ], default=v), ("number", "number")),
     "round": Operation("number", "number", lambda r, v: _half_even(v, r.digits(0)), ("integer",),
-                       unsupported={"sqlite": _BINARY_FLOATS}, per_dialect=True),
+                       per_dialect=True, problem=lambda d: d.decimal_rounding_problem()),
     "integer": Operation("number", "number", lambda r, v: _half_even(v, 0),
-                         unsupported={"sqlite": _BINARY_FLOATS}, per_dialect=True),
+                         per_dialect=True, problem=lambda d: d.decimal_rounding_problem()),
 }
 
 _TEXT_FUNCTIONS: dict[str, Operation] = {
@@ -151,8 +147,7 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
                        problem=lambda d: d.case_mapping_problem(upper=True)),
     "trim": Operation("text", "text", lambda r, v: exp.Trim(
         this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
-        unsupported={"mysql": "TRIM removes one string, not a set of characters: tabs, new "
-                              "lines and Unicode spaces would stay"}),
+        problem=lambda d: d.trim_set_problem()),
     "without-whitespaces": Operation("text", "text", lambda r, v: _remove_all(v, WHITESPACE)),
     "whitespaces-to-empty": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=_blank(r, v), true=_EMPTY.copy())], default=v)),
@@ -185,11 +180,11 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
 }
 
 _TEMPORAL_FUNCTIONS: dict[str, Operation] = {
-    "year": Operation("temporal", "number", _unary(exp.Year), unsupported=NO_TEMPORAL),
-    "month-of-year": Operation("temporal", "number", _unary(exp.Month), unsupported=NO_TEMPORAL),
-    "day-of-month": Operation("temporal", "number", _unary(exp.Day), unsupported=NO_TEMPORAL),
+    "year": Operation("temporal", "number", _unary(exp.Year), problem=no_temporal),
+    "month-of-year": Operation("temporal", "number", _unary(exp.Month), problem=no_temporal),
+    "day-of-month": Operation("temporal", "number", _unary(exp.Day), problem=no_temporal),
     "datetime-to-date": Operation("temporal", "temporal", lambda r, v: exp.cast(
-        v, exp.DataType.build("DATE")), unsupported=NO_TEMPORAL),
+        v, exp.DataType.build("DATE")), problem=no_temporal),
 }
 
 _SPECIAL_FUNCTIONS: dict[str, Operation] = {

@@ -8,8 +8,8 @@ every live engine by integration/test_expressif_conformance.py.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -78,8 +78,6 @@ class Operation:
     #: Parameter kinds in order: number, integer, text, boolean, interval, predication; a
     #: trailing "?" marks an optional one.
     parameters: tuple[str, ...] = ()
-    #: Engine name → why it cannot give the exact meaning.
-    unsupported: Mapping[str, str] = field(default_factory=dict)
     #: Whether the rendering is chosen per engine (else one portable tree).
     per_dialect: bool = False
     #: Why this engine cannot give the exact meaning, asked of its dialect (case mapping).
@@ -87,8 +85,6 @@ class Operation:
 
     def refusal(self, dialect: Dialect) -> str | None:
         """Why the operation cannot keep its meaning on this engine, or None."""
-        if dialect.name in self.unsupported:
-            return self.unsupported[dialect.name]
         return self.problem(dialect) if self.problem is not None else None
 
 

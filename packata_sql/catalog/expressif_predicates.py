@@ -16,6 +16,7 @@ from packata_sql.catalog.expressif_operations import (
     paren,
     within,
 )
+from packata_sql.dialects import Dialect
 
 _NUMERIC_PREDICATES: dict[str, Operation] = {
     "equal-to": Operation("number", "boolean", compare(exp.EQ), ("number",)),
@@ -76,14 +77,13 @@ _TEXT_PREDICATES: dict[str, Operation] = {
         is_null(v), exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)))),
 }
 
-#: SQLite has no date or time type: dates are text in any layout, and '2022-11-21' sorts before
-#: '2022-11-21 00:00:00' although they are one instant.
-NO_TEMPORAL = {"sqlite": "dates and times are text there, so a date and the same instant "
-                         "written as a date and time do not compare equal"}
+def no_temporal(dialect: Dialect) -> str | None:
+    """Why the engine's dates and times cannot keep Expressif's meaning (the dialect says)."""
+    return dialect.temporal_problem()
 
 
 def _temporal(op: type[exp.Binary]) -> Operation:
-    return Operation("temporal", "boolean", compare(op), ("temporal",), unsupported=NO_TEMPORAL)
+    return Operation("temporal", "boolean", compare(op), ("temporal",), problem=no_temporal)
 
 
 def _leap(r: Rendering, value: exp.Expr) -> exp.Expr:
@@ -101,8 +101,8 @@ _TEMPORAL_PREDICATES: dict[str, Operation] = {
     "same-instant": _temporal(exp.EQ),
     "on-the-day": Operation("temporal", "boolean", lambda r, v: exp.EQ(
         this=exp.cast(v, exp.DataType.build("DATE")), expression=v.copy()),
-        unsupported=NO_TEMPORAL),
-    "leap-year": Operation("temporal", "boolean", _leap, unsupported=NO_TEMPORAL),
+        problem=no_temporal),
+    "leap-year": Operation("temporal", "boolean", _leap, problem=no_temporal),
 }
 
 PREDICATES: dict[str, Operation] = {**_NUMERIC_PREDICATES, **_SPECIAL_PREDICATES,

@@ -180,6 +180,18 @@ class Dialect:
         mapping (Expressif's), if it does."""
         return None
 
+    def decimal_rounding_problem(self) -> str | None:
+        """Why the engine cannot round a decimal half to even as .NET does, if it cannot."""
+        return None
+
+    def temporal_problem(self) -> str | None:
+        """Why dates and times cannot be compared as Expressif compares them, if they cannot."""
+        return None
+
+    def trim_set_problem(self) -> str | None:
+        """Why the engine cannot trim a set of characters (.NET's white space), if it cannot."""
+        return None
+
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         """.NET's `String.Length`: UTF-16 code units, so a character beyond U+FFFF counts
         two; None where the engine cannot count them."""

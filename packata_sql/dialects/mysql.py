@@ -102,6 +102,10 @@ class MySQL(Dialect):
     time_fraction_digits = 0  # DATETIME, TIMESTAMP and TIME without (n)
     percent_escapes = True
 
+    def trim_set_problem(self) -> str | None:
+        return ("TRIM removes one string, not a set of characters: tabs, new lines and "
+                "Unicode spaces would stay")
+
     def instant(self, moment: datetime) -> object:
         """DATETIME holds no zone: the UTC wall time (the driver writes an aware value's
         offset into the literal, which MariaDB rejects or reads in the session's zone)."""

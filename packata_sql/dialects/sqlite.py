@@ -53,6 +53,15 @@ class SQLite(Dialect):
     def case_mapping_problem(self, upper: bool) -> str | None:
         return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
 
+    def temporal_problem(self) -> str | None:
+        # No date or time type: '2022-11-21' sorts before '2022-11-21 00:00:00', one instant.
+        return ("dates and times are text there, so a date and the same instant written as a "
+                "date and time do not compare equal")
+
+    def decimal_rounding_problem(self) -> str | None:
+        return ("numbers are binary floating point (REAL), so a decimal half-way value such "
+                "as 2.675 is not one and .NET's half-even rounding of decimals cannot be kept")
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         equals = exp.EQ(this=column, expression=exp.Collate(
             this=exp.Literal.string(text), expression=exp.Var(this="BINARY")
