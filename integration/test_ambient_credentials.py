@@ -21,10 +21,11 @@ USER_VARIABLE, PASSWORD_VARIABLE = "PACKATA_PROD_DB_USERNAME", "PACKATA_PROD_DB_
 SCHEMES = {"postgres": "postgresql", "mysql": "mysql"}
 
 
-@pytest.fixture
-def probe(server: Server) -> Server:
-    if server.engine not in SCHEMES:
-        pytest.skip(f"ambient credentials are libpq's and PyMySQL's, not {server.engine}'s")
+@pytest.fixture(params=sorted(SCHEMES))
+def probe(request: pytest.FixtureRequest) -> Server:
+    """The engines whose clients read ambient credentials (libpq's and PyMySQL's), each
+    required in CI by its own session fixture."""
+    server: Server = request.getfixturevalue(str(request.param))
     quoted = f'"{TABLE}"' if server.engine == "postgres" else f"`{TABLE}`"
     server.execute(f"DROP TABLE IF EXISTS {quoted}", f"CREATE TABLE {quoted} (c INT)",
                    f"INSERT INTO {quoted} VALUES (1)")
