@@ -192,8 +192,7 @@ def check(contract_or_plans: Contract | Plans, url: str | Endpoint | None = None
     plans = contract_or_plans if isinstance(contract_or_plans, Plans) else None
     contract = plans.contract if plans else contract_or_plans
     assert isinstance(contract, Contract)
-    endpoint = url if isinstance(url, Endpoint) else \
-        resolve_endpoint(contract, url, server, chosen.trust_environment)
+    endpoint = resolve_endpoint(contract, url, server, chosen.trust_environment)
     return check_endpoint(contract, endpoint, chosen, plans)
 
 
@@ -350,9 +349,12 @@ def _with_drift_rules(request: CheckRequest, contract: Contract) -> Contract:
     return replace(contract, rules=(*contract.rules, *rules))
 
 
-def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
+def resolve_endpoint(contract: Contract, url: str | Endpoint | None, server: str | None,
                      trust_environment: bool) -> Endpoint:
-    """The endpoint a run reads: `url`, else the contract's server (`server` picks one)."""
+    """The endpoint a run reads: `url`, else the contract's server (`server` picks one); an
+    `Endpoint` is already resolved and is read as it is."""
+    if isinstance(url, Endpoint):
+        return url
     try:
         endpoint = parse_url(url) if url else from_server(contract, server)
     except EndpointError as error:
@@ -627,8 +629,7 @@ def doctor(contract: Contract | None, endpoint: str | Endpoint, *, from_url: boo
     (not from the contract's server and its PACKATA_<SERVER>_* variables)."""
     from packata_sql.run.inspect import diagnose
 
-    resolved = endpoint if isinstance(endpoint, Endpoint) else \
-        resolve_endpoint(contract or NO_CONTRACT, endpoint, None, trust_environment)
+    resolved = resolve_endpoint(contract or NO_CONTRACT, endpoint, None, trust_environment)
     return diagnose(resolved, contract, from_url=from_url, trust_environment=trust_environment,
                     timeout_s=timeout)
 
@@ -640,8 +641,7 @@ def snapshot(endpoint: str | Endpoint, objects: Sequence[str], *,
     `UsageError` naming the object that cannot be read (with a did-you-mean)."""
     from packata_sql.run.inspect import read_snapshot
 
-    resolved = endpoint if isinstance(endpoint, Endpoint) else \
-        resolve_endpoint(NO_CONTRACT, endpoint, None, trust_environment)
+    resolved = resolve_endpoint(NO_CONTRACT, endpoint, None, trust_environment)
     return read_snapshot(resolved, objects, trust_environment=trust_environment)
 
 
