@@ -37,7 +37,11 @@ from packata_sql.contracts.model import (
 )
 from packata_sql.contracts.odcs_sla import declared_zone
 from packata_sql.dialects import Dialect
-from packata_sql.plans.expressif import compile_expressif, observation_statement
+from packata_sql.plans.expressif import (
+    compile_expressif,
+    declared_logical_type,
+    observation_statement,
+)
 from packata_sql.report import SLA_DESCRIPTIVE
 
 #: Findings of rules that describe quality rather than measure it here: a `text` rule, or a
@@ -280,7 +284,7 @@ def _row_plan(
     too_long = name_problems(dialect, (*segments, *columns), site)
     if too_long:
         return None, problems + too_long
-    declared = tuple(_declared_type(rule, schema, column) for column in columns)
+    declared = tuple(declared_logical_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
     zones = tuple(_declared_zone(schema, column) for column in columns)
     fields = rule.target.fields
@@ -356,7 +360,7 @@ def _compile_expressif(
     too_long = name_problems(dialect, (*segments, *compiled.columns), site)
     if too_long:
         return None, problems + too_long
-    declared = tuple(_declared_type(rule, schema, column) for column in compiled.columns)
+    declared = tuple(declared_logical_type(rule, schema, column) for column in compiled.columns)
     physical = tuple(_declared_physical(schema, column) for column in compiled.columns)
     return Plan(compiled.rule, compiled.handler, compiled.definition, segments, compiled.columns,
                 declared, physical, compiled.bindings, compiled.parameters), problems
@@ -395,13 +399,6 @@ def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
 def _declared_zone(schema: SchemaObject | None, column: str) -> str | None:
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
     return declared_zone(found)[0] if found else None
-
-
-def _declared_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
-    if column == rule.target.physical_property:
-        return rule.target.logical_type
-    found = next((p for p in schema.properties if p.physical == column), None) if schema else None
-    return found.logical_type if found else None
 
 
 def _compile_sql(

@@ -137,7 +137,7 @@ def compile_expressif(
     columns = ((rule.target.physical_property or OBSERVED,) if on_property else ()) + fields
     expressif = ExpressifRule(program, program.fields, on_property, item_expectations)
     families = {column: None if dialect.dynamic_typing else
-                logical_family(_declared_logical(rule, schema, column)) for column in columns}
+                logical_family(declared_logical_type(rule, schema, column)) for column in columns}
     trial = _trial(handler, expressif, dialect, columns, families) \
         if program.scope != "observation" else None
     if trial is not None:
@@ -220,7 +220,8 @@ def _variables(rule: Rule, definition: Expressif, program: Program,
     return bindings, wanted, unbound
 
 
-def _declared_logical(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
+def declared_logical_type(rule: Rule, schema: SchemaObject | None, column: str) -> str | None:
+    """The logical type the contract declares for a physical column the rule reads."""
     if column == rule.target.physical_property:
         return rule.target.logical_type
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
