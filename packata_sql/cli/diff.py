@@ -40,7 +40,11 @@ def _counts(result: ContractDiff) -> str:
 
 
 def _where(change: ContractChange) -> str:
-    return f"{change.object}.{change.subject}" if change.subject else change.object
+    """`object.subject`, except for a positional rule key, which already names its object."""
+    if not change.subject:
+        return change.object
+    return change.subject if change.subject.startswith(f"schema[{change.object}]") else \
+        f"{change.object}.{change.subject}"
 
 
 def _transition(change: ContractChange) -> str:

@@ -136,3 +136,17 @@ def test_an_unreadable_contract_is_a_usage_error(tmp_path):
     done = packata("diff", str(tmp_path / "missing.yaml"), str(tmp_path / "missing.yaml"))
     assert done.returncode == 3
     assert "file not found" in done.stderr
+
+
+def test_a_rule_without_id_is_named_by_its_key_once(tmp_path):
+    old = copy.deepcopy(OLD)
+    old["schema"][0]["quality"] = [{"metric": "rowCount", "mustBeGreaterThan": 0}]
+    new = copy.deepcopy(old)
+    new["schema"][0]["quality"][0]["mustBeGreaterThan"] = 10
+    old_path, new_path = tmp_path / "v1.yaml", tmp_path / "v2.yaml"
+    old_path.write_text(yaml.safe_dump(old), encoding="utf-8")
+    new_path.write_text(yaml.safe_dump(new), encoding="utf-8")
+    done = packata("diff", str(old_path), str(new_path))
+    assert done.returncode == 0, done.stderr
+    [line] = [row for row in done.stdout.splitlines() if "rule-tightened" in row]
+    assert line == "  warning    rule-tightened         schema[orders].quality[0]: > 0 → > 10"
