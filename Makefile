@@ -41,7 +41,7 @@ test: lint
 	  if bash .ci/services.sh; then . ./.ci/test-env.sh; \
 	  else echo "make test: the local servers could not be prepared; their suites skip"; fi; \
 	fi; \
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=30
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
