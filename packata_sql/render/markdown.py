@@ -106,22 +106,25 @@ def _truncation(cut: Counter[str], total: int) -> list[str]:
         count = sum(n for k, n in cut.items() if k.startswith(section + ":"))
         if count:
             parts.append(f"{count} {words}")
-    return [f"> **truncated** to stay within GitHub's {total // 1024 // 1024} MiB step summary "
-            f"limit; not shown: {'; '.join(parts)}. The JSON or HTML report "
+    limit = ("GitHub's 1 MiB step summary limit" if total == STEP_SUMMARY_LIMIT
+             else f"the limit of {total} bytes")
+    return [f"> **truncated** to stay within {limit}; not shown: {'; '.join(parts)}. "
+            "The JSON or HTML report "
             "(`--output json=FILE`, `--output html=FILE`) holds every rule.", ""]
 
 
 def render_markdown(report: Report, *, limit: int = STEP_SUMMARY_LIMIT) -> str:
     """Every contract- or database-controlled string goes through render/neutral.py: no raw
     HTML, comment opener, link, image or table pipe from a declaration reaches the page. The
-    text never exceeds `limit` bytes of UTF-8: passed rows, queries and findings are cut before
-    any rule that needs attention, and a note says what was cut."""
+    text never exceeds `limit` bytes of UTF-8: after the header and the per-object counts, the
+    rules that need attention come first, then findings, passed rows and queries, each kept
+    while it fits, and a note at the top says what was cut."""
     head = _header(report)
     budget = _Budget(limit - _RESERVE - sum(len(line.encode("utf-8")) + 1 for line in head))
     rows = ordered(report.results)
+    objects = budget.take("object", _object_counts(report))  # one short line per object
     attention = budget.take("rule", [(r.status.value, [_row(r)]) for r in rows
                                      if r.status is not Status.PASSED])
-    objects = budget.take("object", _object_counts(report))
     notes = budget.take("finding", [
         ("finding", [f"- {f.level.value} {markdown_code(f.code)} at "
                      f"{markdown(f.source_path + (f' (line {f.line})' if f.line else ''))}: "
