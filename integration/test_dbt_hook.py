@@ -96,6 +96,8 @@ def test_error_failure_fails_the_model_keeps_the_old_table_and_skips_downstream(
         assert shown is not None
         assert message.startswith(shown.group(1).rstrip("\n") + "\n")
     assert outcome.rules()["order_id_unique"] == ("failed", [1, 1], None)
+    assert "packata-sql orders | failed (error) | order_id_unique | value 1 row | expected = 0" \
+        in outcome.infos  # the rule's own line says it in the same words
     assert project.marks() == before  # rolled back: the previous table is still live
 
 

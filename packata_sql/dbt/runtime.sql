@@ -247,7 +247,7 @@
   {%- set r = {"key": rule.key, "severity": rule.severity, "status": status, "unit": rule.unit,
                "value": value, "shown": shown, "evidence": evidence, "failed": failed, "diagnostic": code, "fused": fused,
                "latency": rule.kind == 'latency'} -%}
-  {{ log("packata-sql " ~ model.name ~ " | " ~ status ~ (" (" ~ rule.severity ~ ")" if status == 'failed' else "") ~ " | " ~ rule.key ~ (" | value=" ~ shown ~ " " ~ rule.unit if shown is not none else "") ~ (" | expected " ~ (failed | join(" and ")) if failed else "") ~ (" | " ~ code if code else ""), info=true) }}
+  {{ log("packata-sql " ~ model.name ~ " | " ~ status ~ (" (" ~ rule.severity ~ ")" if status == 'failed' else "") ~ " | " ~ rule.key ~ (" | " ~ packata_sql_value(r) if shown is not none else "") ~ (" | " ~ packata_sql_expected(r) if failed else "") ~ (" | " ~ code if code else ""), info=true) }}
   {{ log("PACKATA_SQL_RESULT " ~ tojson({"model": model.unique_id, "read_only": state.read_only, "result": r}), info=false) }}
   {{ return(r) }}
 {% endmacro %}
@@ -315,17 +315,26 @@
 {#- Pure Jinja from here on: no dbt context, so the unit suite checks it with plain jinja2 against
     packata_sql.contracts.expectations.verdict. Numbers are exact [numerator, denominator] pairs of ints. -#}
 
+{#- A measured value in words, as the gate's log lines and final message say it (defined before
+    its callers): `value 1 row`, `value 50 %`, `value 90061 s old`, `value false`, `no value`. -#}
+{% macro packata_sql_value(r) %}
+  {%- if r.shown is none -%}{{ return('no value') }}{%- endif -%}
+  {%- if r.shown in ('true', 'false') or not r.unit and not r.latency -%}{{ return('value ' ~ r.shown) }}{%- endif -%}
+  {%- if r.latency -%}{{ return('value ' ~ r.shown ~ ' s old') }}{%- endif -%}
+  {%- if r.unit == 'rows' -%}{{ return('value ' ~ r.shown ~ (' row' if r.shown == '1' else ' rows')) }}{%- endif -%}
+  {{ return('value ' ~ r.shown ~ (' %' if r.unit == 'percent' else ' ' ~ r.unit)) }}
+{% endmacro %}
+
+{#- `expected < 10 %`: the expectations the value failed -#}
+{% macro packata_sql_expected(r) %}
+  {{ return('expected ' ~ (r.failed | join(' and ')) ~ (' %' if r.unit == 'percent' else '')) }}
+{% endmacro %}
+
 {#- A failed rule as dbt's final message names it: its key, the value measured and what was
     expected (`order_id_unique (value 1 row, expected = 0)`); no SQL, no row values. -#}
 {% macro packata_sql_failure(r) %}
-  {%- set percent = ' %' if r.unit == 'percent' else '' -%}
-  {%- if r.shown is none -%}{%- set value = 'no value' -%}
-  {%- elif r.shown in ('true', 'false') or not r.unit and not r.latency -%}{%- set value = 'value ' ~ r.shown -%}
-  {%- elif r.latency -%}{%- set value = 'value ' ~ r.shown ~ ' s old' -%}
-  {%- elif r.unit == 'rows' -%}{%- set value = 'value ' ~ r.shown ~ (' row' if r.shown == '1' else ' rows') -%}
-  {%- else -%}{%- set value = 'value ' ~ r.shown ~ (percent or ' ' ~ r.unit) -%}{%- endif -%}
-  {%- set expected = (', expected ' ~ (r.failed | join(' and ')) ~ percent) if r.failed else '' -%}
-  {{ return(r.key ~ ' (' ~ value ~ expected ~ ')') }}
+  {%- set expected = (', ' ~ packata_sql_expected(r)) if r.failed else '' -%}
+  {{ return(r.key ~ ' (' ~ packata_sql_value(r) ~ expected ~ ')') }}
 {% endmacro %}
 
 {#- A driver cell as an exact measurement: {"kind": "bool"|"number"|"null"|"bad"|"range", …}. Floats keep

@@ -15,7 +15,8 @@ from .jinja_macros import load_macros
 
 @pytest.fixture(scope="module")
 def failure() -> Any:
-    return load_macros(runtime_text(), {"packata_sql_failure"})["packata_sql_failure"]
+    names = {"packata_sql_failure", "packata_sql_value", "packata_sql_expected"}
+    return load_macros(runtime_text(), names)["packata_sql_failure"]
 
 
 def result(**fields: Any) -> dict[str, Any]:
