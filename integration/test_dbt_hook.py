@@ -8,7 +8,9 @@ those tests come last.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ from .dbt_harness import CONTRACT, Outcome, Project, projects
 
 LIBRARY = {"orders_not_empty", "order_id_unique", "order_email_unique", "email_format", "status_known"}
 COLUMNS = ["order_id", "email", "amount", "status", "mark"]
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 @pytest.fixture(scope="module", params=["duckdb", "postgres"])
@@ -82,8 +85,19 @@ def test_error_failure_fails_the_model_keeps_the_old_table_and_skips_downstream(
     outcome = project.invoke("--select", "orders+", defects=("dup",))
     assert not outcome.success
     assert outcome.statuses == {"orders": "error", "orders_daily": "skipped"}
-    assert "failed: order_id_unique" in outcome.messages["orders"]
+    # dbt's final message names the rule, the value measured and the expectation, then what
+    # else the gate found
+    message = outcome.messages["orders"]
+    assert "; failed: order_id_unique (value 1 row, expected = 0)" in message
+    assert "; not decided: " in message and "probe_is_data skipped missing-parameter" in message
+    if project.target == "duckdb":  # the README quotes this very message
+        shown = re.search(r"<!-- readme-dbt-message -->\n```text\n(.*?)```",
+                          README.read_text(encoding="utf-8"), re.S)
+        assert shown is not None
+        assert message.startswith(shown.group(1).rstrip("\n") + "\n")
     assert outcome.rules()["order_id_unique"] == ("failed", [1, 1], None)
+    assert "packata-sql orders | failed (error) | order_id_unique | value 1 row | expected = 0" \
+        in outcome.infos  # the rule's own line says it in the same words
     assert project.marks() == before  # rolled back: the previous table is still live
 
 
@@ -91,7 +105,8 @@ def test_warning_logs_and_publishes(project: Project) -> None:
     outcome = project.invoke("--select", "orders", defects=("bad_email",))
     assert outcome.success and outcome.statuses == {"orders": "success"}
     assert outcome.rules()["email_format"] == ("failed", [500, 10], None)
-    assert any("warning-severity failures: email_format" in w for w in outcome.warnings)
+    assert any("warning-severity failures: email_format (value 50 %, expected < 10 %)" in w
+               for w in outcome.warnings)
     assert project.marks() == {outcome.mark}
 
 
@@ -101,6 +116,17 @@ def test_dropped_column_is_inconclusive(project: Project) -> None:
     assert outcome.rules()["status_known"] == ("inconclusive", None, "missing-column")
     assert any("status_known inconclusive missing-column" in w for w in outcome.warnings)
     assert project.table("orders")[1] == [c for c in COLUMNS if c != "status"]
+
+
+def test_warn_error_makes_an_undecided_rule_fail_the_model(project: Project) -> None:
+    """An inconclusive rule is a dbt warning (JinjaLogWarning): dbt's WARN count is for tests
+    only (dbt-core #6721), but --warn-error-options turns the warning into the model's error."""
+    before = live(project)
+    outcome = project.invoke("--select", "orders", "--warn-error-options",
+                             '{"error": ["JinjaLogWarning"]}', defects=("drop_status",))
+    assert outcome.statuses == {"orders": "error"}
+    assert "not decided: status_known inconclusive missing-column" in outcome.messages["orders"]
+    assert project.marks() == before
 
 
 def test_empty_table_fails_row_count_and_percent_is_zero_rows(project: Project) -> None:
@@ -172,7 +198,7 @@ def test_fail_on_warning_blocks(project: Project) -> None:
     outcome = project.invoke("--select", "orders", defects=("bad_email",),
                              variables={"packata_sql_fail_on": "warning"})
     assert outcome.statuses == {"orders": "error"}
-    assert "failed: email_format" in outcome.messages["orders"]
+    assert "failed: email_format (value 50 %, expected < 10 %)" in outcome.messages["orders"]
     assert project.marks() == before
 
 

@@ -7,6 +7,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+from packata_sql import __version__
 from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
 from packata_sql.contracts.model import (
     Category,
@@ -257,6 +258,7 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
 def report_document(report: Report) -> dict[str, Any]:
     document: dict[str, Any] = {
         "format": FORMAT,
+        "packata_sql_version": __version__,
         "contract": report.contract,
         "contract_id": report.contract_id,
         "contract_version": report.contract_version,

@@ -245,8 +245,9 @@
   {%- if value is sameas true or value is sameas false -%}{%- set shown = value | string | lower -%}
   {%- elif value is not none -%}{%- set shown = packata_sql_display(value[0], value[1]) -%}{%- endif -%}
   {%- set r = {"key": rule.key, "severity": rule.severity, "status": status, "unit": rule.unit,
-               "value": value, "shown": shown, "evidence": evidence, "failed": failed, "diagnostic": code, "fused": fused} -%}
-  {{ log("packata-sql " ~ model.name ~ " | " ~ status ~ (" (" ~ rule.severity ~ ")" if status == 'failed' else "") ~ " | " ~ rule.key ~ (" | value=" ~ shown ~ " " ~ rule.unit if shown is not none else "") ~ (" | expected " ~ (failed | join(" and ")) if failed else "") ~ (" | " ~ code if code else ""), info=true) }}
+               "value": value, "shown": shown, "evidence": evidence, "failed": failed, "diagnostic": code, "fused": fused,
+               "latency": rule.kind == 'latency'} -%}
+  {{ log("packata-sql " ~ model.name ~ " | " ~ status ~ (" (" ~ rule.severity ~ ")" if status == 'failed' else "") ~ " | " ~ rule.key ~ (" | " ~ packata_sql_value(r) if shown is not none else "") ~ (" | " ~ packata_sql_expected(r) if failed else "") ~ (" | " ~ code if code else ""), info=true) }}
   {{ log("PACKATA_SQL_RESULT " ~ tojson({"model": model.unique_id, "read_only": state.read_only, "result": r}), info=false) }}
   {{ return(r) }}
 {% endmacro %}
@@ -275,19 +276,22 @@
   {%- set fail_on = var('packata_sql_fail_on', 'error') -%}
   {%- for r in results -%}
     {%- do counts.update({r.status: counts[r.status] + 1}) -%}
-    {%- if r.status == 'failed' and (r.severity == 'error' or fail_on == 'warning') -%}{%- do blocking.append(r.key) -%}
-    {%- elif r.status == 'failed' -%}{%- do warned.append(r.key) -%}
+    {%- if r.status == 'failed' and (r.severity == 'error' or fail_on == 'warning') -%}{%- do blocking.append(packata_sql_failure(r)) -%}
+    {%- elif r.status == 'failed' -%}{%- do warned.append(packata_sql_failure(r)) -%}
     {%- elif r.status in ('error', 'inconclusive', 'skipped') -%}{%- do incomplete.append(r.key ~ " " ~ r.status ~ (" " ~ r.diagnostic if r.diagnostic else "")) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for f in plan.get('findings', []) -%}{%- do incomplete.append(f.code ~ " at " ~ f.source_path) -%}{%- endfor -%}
   {{ log("PACKATA_SQL_RUN " ~ tojson({"model": model.unique_id, "relation": this.render(), "read_only": state.read_only, "contract": plan.contract, "contract_sha256": plan.contract_sha256, "packata_sql": plan.packata_sql, "counts": counts}), info=false) }}
   {%- set summary = "packata-sql " ~ model.name ~ ": " ~ counts.passed ~ " passed, " ~ counts.failed ~ " failed, " ~ counts.error ~ " error, " ~ counts.inconclusive ~ " inconclusive, " ~ counts.skipped ~ " skipped (read-only: " ~ state.read_only ~ ")" -%}
+  {#- dbt's final message for the model: every blocking failure with its value and expectation,
+      then what else it would have warned about (dbt shows only this message at the end). -#}
+  {%- set rest = ("; warning-severity failures: " ~ (warned | join(", ")) if warned else "") -%}
   {%- if blocking -%}
-    {{ exceptions.raise_compiler_error(summary ~ "; failed: " ~ (blocking | join(", "))) }}
+    {{ exceptions.raise_compiler_error(summary ~ "; failed: " ~ (blocking | join(", ")) ~ rest ~ ("; not decided: " ~ (incomplete | join(", ")) if incomplete else "")) }}
   {%- endif -%}
   {%- if incomplete and var('packata_sql_incomplete', 'warn') == 'error' -%}
-    {{ exceptions.raise_compiler_error(summary ~ "; incomplete: " ~ (incomplete | join(", "))) }}
+    {{ exceptions.raise_compiler_error(summary ~ "; incomplete: " ~ (incomplete | join(", ")) ~ rest) }}
   {%- endif -%}
   {%- if warned -%}{%- do exceptions.warn(summary ~ "; warning-severity failures: " ~ (warned | join(", "))) -%}{%- endif -%}
   {%- if incomplete -%}{%- do exceptions.warn(summary ~ "; not decided: " ~ (incomplete | join(", "))) -%}{%- endif -%}
@@ -310,6 +314,28 @@
 
 {#- Pure Jinja from here on: no dbt context, so the unit suite checks it with plain jinja2 against
     packata_sql.contracts.expectations.verdict. Numbers are exact [numerator, denominator] pairs of ints. -#}
+
+{#- A measured value in words, as the gate's log lines and final message say it (defined before
+    its callers): `value 1 row`, `value 50 %`, `value 90061 s old`, `value false`, `no value`. -#}
+{% macro packata_sql_value(r) %}
+  {%- if r.shown is none -%}{{ return('no value') }}{%- endif -%}
+  {%- if r.shown in ('true', 'false') or not r.unit and not r.latency -%}{{ return('value ' ~ r.shown) }}{%- endif -%}
+  {%- if r.latency -%}{{ return('value ' ~ r.shown ~ ' s old') }}{%- endif -%}
+  {%- if r.unit == 'rows' -%}{{ return('value ' ~ r.shown ~ (' row' if r.shown == '1' else ' rows')) }}{%- endif -%}
+  {{ return('value ' ~ r.shown ~ (' %' if r.unit == 'percent' else ' ' ~ r.unit)) }}
+{% endmacro %}
+
+{#- `expected < 10 %`: the expectations the value failed -#}
+{% macro packata_sql_expected(r) %}
+  {{ return('expected ' ~ (r.failed | join(' and ')) ~ (' %' if r.unit == 'percent' else '')) }}
+{% endmacro %}
+
+{#- A failed rule as dbt's final message names it: its key, the value measured and what was
+    expected (`order_id_unique (value 1 row, expected = 0)`); no SQL, no row values. -#}
+{% macro packata_sql_failure(r) %}
+  {%- set expected = (', ' ~ packata_sql_expected(r)) if r.failed else '' -%}
+  {{ return(r.key ~ ' (' ~ packata_sql_value(r) ~ expected ~ ')') }}
+{% endmacro %}
 
 {#- A driver cell as an exact measurement: {"kind": "bool"|"number"|"null"|"bad"|"range", …}. Floats keep
     their shortest decimal reading, as packata_sql.values.measured_value does. -#}

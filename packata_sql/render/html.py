@@ -1,20 +1,24 @@
-"""A static, self-contained HTML report (no script, no network): the summary, a small SVG
-chart of rule statuses and one table per object."""
+"""A static, self-contained HTML report (no script, no network): a header naming the contract,
+its version and the packata-sql release, the summary, a small SVG chart of rule statuses,
+per-object counts and one table per object, each rule's value on one line."""
 
 from __future__ import annotations
 
 from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import html as escape
 from packata_sql.render.words import (
+    diagnostic_text,
     duration,
-    expected_text,
+    expectation_shown,
     headline,
+    identity,
     label,
     nothing_executed,
+    object_of,
     ordered,
+    per_object,
     status_word,
     value_text,
-    why_text,
 )
 from packata_sql.report import Report, RuleResult, Status
 
@@ -27,7 +31,9 @@ h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}
 .outcome{font-weight:bold;padding:.2rem .6rem;border-radius:.3rem;color:#fff}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;
 text-align:left;vertical-align:top}code{font-size:.85em;color:#555}
-.status{font-weight:bold}
+.status{font-weight:bold;white-space:nowrap}.measured{white-space:nowrap}
+td.count,th.count{text-align:right}table.objects{width:auto}
+.about code{color:inherit}
 """
 _OUTCOME_COLOURS = {"pass": "#2e7d32", "warn": _WARNING, "fail": "#c62828", "incomplete": "#f9a825"}
 
@@ -56,25 +62,48 @@ def _chart(report: Report) -> str:
             f'width="460" height="{height}" viewBox="0 0 460 {height}">{"".join(rows)}</svg>')
 
 
+def _value(result: RuleResult) -> str:
+    """The measured value on one line (a list, a drift's changes, may wrap between its items)
+    and the expectation once, under it."""
+    measured = ", ".join(f'<span class="measured">{escape(part)}</span>'
+                         for part in value_text(result).split(", ") if part)
+    parts = [measured] if measured else []
+    expected = expectation_shown(result)
+    if expected:
+        parts.append(f'<span class="expected">expected {escape(expected)}</span>')
+    return "<br>".join(parts)
+
+
+def _object_counts(report: Report) -> str:
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td class=\"count\">{sum(row.values())}</td>"
+        + "".join(f'<td class="count">{row[s.value]}</td>' for s in Status) + "</tr>"
+        for name, row in per_object(report).items())
+    heads = "".join(f'<th class="count">{s.value}</th>' for s in Status)
+    return (f'<table class="objects" id="objects"><tr><th>object</th><th class="count">rules'
+            f"</th>{heads}</tr>{rows}</table>") if rows else ""
+
+
 def _object_tables(report: Report) -> str:
     groups: dict[str, list[RuleResult]] = {}
     for result in ordered(report.results):
-        groups.setdefault((result.target or "contract").split(".")[0], []).append(result)
+        groups.setdefault(object_of(result), []).append(result)
     parts = []
     for name, results in groups.items():
         rows = "".join(
             f'<tr><td class="status" style="color:{_colour(r)}">{escape(status_word(r))}</td>'
             f"<td>{escape(label(r))}<br><code>{escape(r.key)}</code>"
             + (f"<br><code>{escape(r.inspect_sql)}</code>" if r.inspect_sql else "") + "</td>"
-            f"<td>{escape(expected_text(r))}</td><td>{escape(value_text(r))}</td>"
-            f"<td>{escape(why_text(r))}</td></tr>" for r in results)
+            f'<td class="value">{_value(r)}</td>'
+            f"<td>{escape(diagnostic_text(r))}</td></tr>" for r in results)
         parts.append(f"<h2>{escape(name)}</h2><table><tr><th>status</th><th>rule</th>"
-                     f"<th>expected</th><th>value</th><th>why</th></tr>{rows}</table>")
+                     f"<th>value</th><th>why</th></tr>{rows}</table>")
     return "".join(parts)
 
 
 def render_html(report: Report) -> str:
     outcome = report.outcome.value
+    about = " · ".join(f"{word} <code>{escape(value)}</code>" for word, value in identity(report))
     facts = [f"target {report.target}", f"read-only: {report.read_only or 'not connected'}"]
     if report.elapsed_ms is not None:
         facts.append(f"duration {duration(report)}")
@@ -86,7 +115,8 @@ def render_html(report: Report) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>packata-sql · {escape(report.contract)}</title><style>{_STYLE}</style></head>"
         f"<body><h1>packata-sql · {escape(report.contract)}</h1>"
+        f'<p class="about" id="about">{about}</p>'
         f'<p id="summary"><span class="outcome" style="background:{_OUTCOME_COLOURS[outcome]}">'
         f"{escape(headline(report))}</span></p><p>{escape(' · '.join(facts))}</p>{note}"
-        f"{_chart(report)}{_object_tables(report)}</body></html>\n"
+        f"{_chart(report)}{_object_counts(report)}{_object_tables(report)}</body></html>\n"
     )

@@ -1,55 +1,156 @@
-"""A Markdown summary for CI step summaries and pull-request comments."""
+"""A Markdown summary for CI step summaries and pull-request comments: a header that says which
+contract and release it is about, per-object counts, the rules that need attention first, the
+passed rules folded in `<details>`, and never more than GitHub accepts for one step summary."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
+
 from packata_sql.render.neutral import markdown, markdown_code, markdown_fence
 from packata_sql.render.words import (
+    diagnostic_text,
     duration,
-    expected_text,
+    expectation_shown,
     headline,
+    identity,
     label,
     nothing_executed,
     ordered,
+    per_object,
     status_word,
     value_text,
-    why_text,
 )
-from packata_sql.report import Report
+from packata_sql.report import Report, RuleResult, Status
+
+#: GitHub's limit for one step's `$GITHUB_STEP_SUMMARY` (1 MiB, counted in bytes); a longer
+#: summary is refused whole, so the renderer cuts what matters least first.
+STEP_SUMMARY_LIMIT = 1024 * 1024
+#: Room kept for the truncation note and the tables' and folds' fixed lines.
+_RESERVE = 2048
+_ROW_HEAD = ["| status | rule | value | why |", "|---|---|---|---|"]
+_NBSP = "\u00a0"
 
 
-def render_markdown(report: Report) -> str:
-    """Every contract- or database-controlled string goes through render/neutral.py: no raw
-    HTML, comment opener, link, image or table pipe from a declaration reaches the page."""
+@dataclass
+class _Budget:
+    """Bytes left, and what each section had to leave out."""
+
+    left: int
+    cut: Counter[str] = field(default_factory=Counter)
+
+    def take(self, section: str, items: list[tuple[str, list[str]]]) -> list[list[str]]:
+        """The items (each a kind and its lines) that fit, in order; the first that does not
+        fit and everything after it are counted as cut."""
+        kept: list[list[str]] = []
+        for index, (_kind, lines) in enumerate(items):
+            size = sum(len(line.encode("utf-8")) + 1 for line in lines)
+            if size > self.left:
+                self.cut.update(f"{section}:{k}" for k, _ in items[index:])
+                break
+            self.left -= size
+            kept.append(lines)
+        return kept
+
+
+def _unbroken(text: str) -> str:
+    """Markdown has no `nowrap`: a value's spaces become non-breaking, except after the commas
+    between the items of a list (a drift's changes), where it may wrap."""
+    return ", ".join(part.replace(" ", _NBSP) for part in text.split(", "))
+
+
+def _row(result: RuleResult) -> str:
+    """One rule: its value kept on one line (non-breaking spaces) and the expectation once,
+    under it."""
+    rule = markdown(label(result)) + (
+        f"<br>{markdown_code(result.key, in_table=True)}" if label(result) != result.key else "")
+    value = _unbroken(markdown(value_text(result)))
+    expected = expectation_shown(result)
+    if expected:
+        value += ("<br>" if value else "") + "expected " + markdown(expected)
+    cells = (markdown(status_word(result)), rule, value, markdown(diagnostic_text(result)))
+    return "| " + " | ".join(cells) + " |"
+
+
+def _header(report: Report) -> list[str]:
     lines = [f"### packata-sql · {markdown(report.contract)}", "",
              f"**{markdown(headline(report))}**", ""]
-    facts = [f"target {markdown_code(report.target)}",
-             f"read-only: {markdown(report.read_only or 'not connected')}"]
+    facts = [f"{word} {markdown_code(value)}" if word != "packata-sql" else f"{word} {value}"
+             for word, value in identity(report)]
+    facts += [f"target {markdown_code(report.target)}",
+              f"read-only: {markdown(report.read_only or 'not connected')}"]
     if report.elapsed_ms is not None:
         facts.append(f"duration {duration(report)}")
     lines += [" · ".join(facts), ""]
     why_not = nothing_executed(report)
     if why_not:
         lines += [f"> incomplete: {markdown(why_not)}", ""]
-    if report.results:
-        lines += ["| status | rule | expected | value | why |", "|---|---|---|---|---|"]
-        for result in ordered(report.results):
-            rule = markdown(label(result)) + (
-                f"<br>{markdown_code(result.key, in_table=True)}"
-                if label(result) != result.key else "")
-            cells = (markdown(status_word(result)), rule, markdown(expected_text(result)),
-                     markdown(value_text(result)), markdown(why_text(result)))
-            lines.append("| " + " | ".join(cells) + " |")
-        lines.append("")
-    inspected = [r for r in ordered(report.results) if r.inspect_sql]
-    if inspected:
-        lines += ["<details><summary>Queries listing the offending keys</summary>", ""]
-        for result in inspected:
-            lines += [markdown_code(result.key), "", *markdown_fence(result.inspect_sql, "sql"),
-                      ""]
-        lines += ["</details>", ""]
-    notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]
-    for finding in notes:
-        where = finding.source_path + (f" (line {finding.line})" if finding.line else "")
-        lines.append(f"- {finding.level.value} {markdown_code(finding.code)} at "
-                     f"{markdown(where)}: {markdown(finding.message)}")
+    return lines
+
+
+def _object_counts(report: Report) -> list[tuple[str, list[str]]]:
+    return [("object", [f"| {markdown(name)} | {sum(row.values())} | "
+                        + " | ".join(str(row[s.value]) for s in Status) + " |"])
+            for name, row in per_object(report).items()]
+
+
+def _truncation(cut: Counter[str], total: int) -> list[str]:
+    """What was left out, by section and status: the reader knows exactly what is missing."""
+    if not cut:
+        return []
+    rules = Counter({k.split(":", 1)[1]: n for k, n in cut.items() if k.startswith("rule:")})
+    parts = [", ".join(f"{n} {status}" for status, n in rules.items()) + " rule rows"
+             ] if rules else []
+    for section, words in (("object", "object count rows"), ("finding", "findings"),
+                           ("query", "queries listing offending keys")):
+        count = sum(n for k, n in cut.items() if k.startswith(section + ":"))
+        if count:
+            parts.append(f"{count} {words}")
+    limit = ("GitHub's 1 MiB step summary limit" if total == STEP_SUMMARY_LIMIT
+             else f"the limit of {total} bytes")
+    return [f"> **truncated** to stay within {limit}; not shown: {'; '.join(parts)}. "
+            "The JSON or HTML report "
+            "(`--output json=FILE`, `--output html=FILE`) holds every rule.", ""]
+
+
+def render_markdown(report: Report, *, limit: int = STEP_SUMMARY_LIMIT) -> str:
+    """Every contract- or database-controlled string goes through render/neutral.py: no raw
+    HTML, comment opener, link, image or table pipe from a declaration reaches the page. The
+    text never exceeds `limit` bytes of UTF-8: after the header and the per-object counts, the
+    rules that need attention come first, then findings, passed rows and queries, each kept
+    while it fits, and a note at the top says what was cut."""
+    head = _header(report)
+    budget = _Budget(limit - _RESERVE - sum(len(line.encode("utf-8")) + 1 for line in head))
+    rows = ordered(report.results)
+    objects = budget.take("object", _object_counts(report))  # one short line per object
+    attention = budget.take("rule", [(r.status.value, [_row(r)]) for r in rows
+                                     if r.status is not Status.PASSED])
+    notes = budget.take("finding", [
+        ("finding", [f"- {f.level.value} {markdown_code(f.code)} at "
+                     f"{markdown(f.source_path + (f' (line {f.line})' if f.line else ''))}: "
+                     f"{markdown(f.message)}"])
+        for f in report.findings if f.level.value == "warning" or f.rule_key is None])
+    passed = budget.take("rule", [(r.status.value, [_row(r)]) for r in rows
+                                  if r.status is Status.PASSED])
+    queries = budget.take("query", [
+        ("query", [markdown_code(r.key), "", *markdown_fence(r.inspect_sql, "sql"), ""])
+        for r in rows if r.inspect_sql])
+
+    lines = [*head, *_truncation(budget.cut, limit)]
+    if objects:
+        lines += ["| object | rules | " + " | ".join(s.value for s in Status) + " |",
+                  "|---|" + "--:|" * (1 + len(Status)), *(line for item in objects
+                                                          for line in item), ""]
+    if attention:
+        lines += [*_ROW_HEAD, *(line for item in attention for line in item), ""]
+    if passed:
+        shown = len(passed)
+        total = report.summary()[Status.PASSED.value]
+        summary = f"{total} passed" + (f", {shown} shown" if shown < total else "")
+        lines += [f"<details><summary>{summary}</summary>", "", *_ROW_HEAD,
+                  *(line for item in passed for line in item), "", "</details>", ""]
+    if queries:
+        lines += ["<details><summary>Queries listing the offending keys</summary>", "",
+                  *(line for item in queries for line in item), "</details>", ""]
+    lines += [line for item in notes for line in item]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -128,3 +128,44 @@ def headline(report: Report) -> str:
 
 OUTCOME_COLOURS = {Outcome.PASS: "green", Outcome.WARN: "yellow", Outcome.FAIL: "red",
                    Outcome.INCOMPLETE: "yellow"}
+
+
+def identity(report: Report) -> list[tuple[str, str]]:
+    """What a forwarded report says it is about: the contract's id and version (when it
+    declares them) and the packata-sql release that wrote it, as (word, value) pairs whose
+    values are contract text (renderers escape them)."""
+    from packata_sql import __version__
+
+    pairs = [("contract", report.contract_id), ("version", report.contract_version)]
+    return [(word, value) for word, value in pairs if value] + [("packata-sql", __version__)]
+
+
+def object_of(result: RuleResult) -> str:
+    """The object a rule belongs to (`orders` of `orders.email`), `contract` for a rule on the
+    whole document."""
+    return (result.target or "contract").split(".")[0]
+
+
+def per_object(report: Report) -> dict[str, dict[str, int]]:
+    """Each object's rules counted by status, objects in the contract's order."""
+    table: dict[str, dict[str, int]] = {}
+    for result in report.results:
+        row = table.setdefault(object_of(result), {s.value: 0 for s in Status})
+        row[result.status.value] += 1
+    return table
+
+
+def expectation_shown(result: RuleResult) -> str:
+    """The expectation a row shows once, beside its value: for a failed rule the parts that
+    failed (`< 10`), otherwise all of them; `` when the rule declares none."""
+    if result.status is Status.FAILED and result.failed:
+        return " and ".join(result.failed) + (" %" if result.unit == "percent" else "")
+    return expected_text(result)
+
+
+def diagnostic_text(result: RuleResult) -> str:
+    """Why a rule did not pass or fail cleanly (`missing-column: …`); `` for a measured rule,
+    whose expectation the value cell already shows."""
+    if result.diagnostic is None:
+        return ""
+    return f"{result.diagnostic.code}: {result.diagnostic.message}"

@@ -31,6 +31,9 @@ HOSTILE = ("[/red][bold]\x1b[2J\x1b]8;;http://evil.example\x07click\x1b]8;;\x07\
            "\x85\u202e\n::error file=x::injected%0A\r<!-- <img src=x> | pipe | `code` "
            "[l](http://evil) &amp;" + C0 + "\ufffe\uffff")
 OBJECT = "o[/red]\x1b[2J\x9b1A|<!--"
+#: The contract's id and version head the Markdown and HTML reports.
+ID = "x`<img src=x>` [l](http://evil)\x1b[2J|"
+VERSION = "1.0.0 <!-- | ``"
 #: What a terminal or a log viewer would act on: escape sequences, C0 but newline, C1,
 #: bidirectional overrides.
 ACTIVE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -45,7 +48,7 @@ def hostile(tmp_path: Path) -> tuple[Path, str, Path]:
     connection.execute(f"INSERT INTO \"{OBJECT}\" VALUES ('a'), (?)", [HOSTILE[:60]])
     connection.close()
     document = {
-        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": ID, "version": VERSION,
         "status": "active",
         "schema": [{"name": OBJECT, "properties": [{"name": "c", "logicalType": "string",
                                                     "quality": [
@@ -130,9 +133,16 @@ def test_markdown_renders_no_html_link_image_or_extra_cell(hostile):
     assert set(parsed.tags) <= {"h3", "p", "strong", "code", "table", "thead", "tbody", "tr",
                                 "th", "td", "br", "details", "summary", "pre", "ul", "li",
                                 "blockquote"}, set(parsed.tags)
-    rows = re.findall(r"<tr>(.*?)</tr>", rendered, re.S)
-    assert len(rows) == 1 + 4  # header, three quality rules and the logicalType constraint
-    assert all(row.count("<td>") in (0, 5) for row in rows)
+    tables = re.findall(r"<table>(.*?)</table>", rendered, re.S)
+    assert len(tables) == 3  # per-object counts, the rules that need attention, the passed
+    counts, attention, passed = ([row.count("<td") for row in re.findall(r"<tr>(.*?)</tr>", t,
+                                                                         re.S)] for t in tables)
+    assert counts == [0, 7]  # one object: its name, all its rules and the five statuses
+    # three quality rules (two failed, a text rule skipped) and the passed logicalType
+    assert attention == [0, 4, 4, 4] and passed == [0, 4]
+    about = next(line for line in rendered.splitlines() if line.startswith("<p>contract "))
+    assert "<code>x`&lt;img src=x&gt;` [l](http://evil)|</code>" in about  # text, not markup
+    assert "<code>1.0.0 &lt;!-- | ``</code>" in about
     assert "[/red]" in rendered and "&lt;!--" in rendered  # shown as text
 
 
@@ -156,6 +166,8 @@ def test_html_escapes_everything(hostile):
     parsed.feed(text)
     assert not parsed.comments and "img" not in parsed.tags and "a" not in parsed.tags
     assert not ACTIVE.search(text)
+    assert ('<p class="about" id="about">contract <code>x`&lt;img src=x&gt;` '
+            "[l](http://evil)|</code> · version <code>1.0.0 &lt;!-- | ``</code>") in text
 
 
 def test_junit_parses_with_every_c0_character_and_noncharacters(hostile):
