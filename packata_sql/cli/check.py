@@ -97,9 +97,22 @@ def check_command(args: argparse.Namespace) -> int:
         report = api.check_endpoint(contract, endpoint, replace(request, progress=observer))
     finally:
         close()
+    if args.verbose:
+        print_inspect_queries(report)
     fail_on_warning = args.fail_on == "warning"
     emit_all(report, fmt, outputs, fail_on_warning=fail_on_warning)
     return report.exit_code(fail_on_warning=fail_on_warning)
+
+
+def print_inspect_queries(report: Report) -> None:
+    """`--verbose`: each failed rule's whole query listing its offending keys, on stderr (the
+    human reports show a one-line `inspect:` hint instead; JSON keeps `inspect_sql`)."""
+    from packata_sql.render.neutral import terminal  # the query quotes the contract's values
+
+    for result in report.results:
+        if result.inspect_sql:
+            print(f"packata-sql: {terminal(result.key)}: inspect: "
+                  f"{terminal(result.inspect_sql, lines=True)}", file=sys.stderr)
 
 
 def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], None]:

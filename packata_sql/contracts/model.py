@@ -216,6 +216,8 @@ class Rule:
     severity: Severity = Severity.ERROR
     line: int | None = None
     name: str | None = None
+    #: The rule's own `description`, for reports (a text rule's is its definition).
+    description: str | None = None
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from packata_sql.render.neutral import markdown, markdown_code, markdown_fence
 from packata_sql.render.words import (
+    description,
     duration,
     expected_text,
     headline,
+    inspect_hint,
     label,
     nothing_executed,
     ordered,
@@ -14,7 +16,22 @@ from packata_sql.render.words import (
     value_text,
     why_text,
 )
-from packata_sql.report import Report
+from packata_sql.report import Report, RuleResult
+
+
+def _rule_cell(result: RuleResult) -> str:
+    """The label, the key when it differs, a SQL rule's description and a failed rule's
+    `inspect:` hint, one table cell."""
+    cell = markdown(label(result))
+    if label(result) != result.key:
+        cell += f"<br>{markdown_code(result.key, in_table=True)}"
+    said = description(result)
+    if said:
+        cell += f"<br>*{markdown(said)}*"
+    hint = inspect_hint(result)
+    if hint:
+        cell += f"<br>{markdown_code(hint, in_table=True)}"
+    return cell
 
 
 def render_markdown(report: Report) -> str:
@@ -33,9 +50,7 @@ def render_markdown(report: Report) -> str:
     if report.results:
         lines += ["| status | rule | expected | value | why |", "|---|---|---|---|---|"]
         for result in ordered(report.results):
-            rule = markdown(label(result)) + (
-                f"<br>{markdown_code(result.key, in_table=True)}"
-                if label(result) != result.key else "")
+            rule = _rule_cell(result)
             cells = (markdown(status_word(result)), rule, markdown(expected_text(result)),
                      markdown(value_text(result)), markdown(why_text(result)))
             lines.append("| " + " | ".join(cells) + " |")
