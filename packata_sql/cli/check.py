@@ -16,11 +16,15 @@ if TYPE_CHECKING:
     from packata_sql.cli.outputs import Output
 
 
-def _print_samples(key: str, values: str) -> None:
-    """`--samples`: the terminal only (stderr), never stdout or a report file."""
+def _print_samples(key: str, lines: tuple[str, ...]) -> None:
+    """`--samples`: the terminal only (stderr), never stdout or a report file; each line one
+    line (a value holding a newline or an escape cannot make more, or draw)."""
     from packata_sql.render.neutral import terminal  # row values: no escape reaches the terminal
 
-    print(terminal(f"packata-sql: samples of {key}: {values or '(none)'}"), file=sys.stderr)
+    head, *values = lines or ("(none)",)
+    print(terminal(f"packata-sql: samples of {key}: {head}"), file=sys.stderr)
+    for line in values:
+        print(f"  {terminal(line)}", file=sys.stderr)
 
 
 def check_request(args: argparse.Namespace, endpoint: Endpoint) -> api.CheckRequest:

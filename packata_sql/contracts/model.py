@@ -261,6 +261,8 @@ class SchemaProperty:
     #: keep them), and its physical field names inside the top-level column `physical`.
     names: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    #: ODCS `classification` (`pii`, `restricted`, …): `--samples` withholds such values.
+    classification: str | None = None
 
     def line_of(self, declaration: str) -> int | None:
         return dict(self.lines).get(declaration) or self.line

@@ -108,6 +108,7 @@ def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
         enum,
         _declaration_lines(line, prop, options or {}, yaml_path),
         tuple(problems),
+        classification=text(prop.get("classification")) or None,
     )
 
 
