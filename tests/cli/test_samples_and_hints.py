@@ -179,3 +179,17 @@ def test_html_in_chromium_shows_the_hint_and_the_description(shop, tmp_path):
     assert f"orders.status · invalidValues\n{STATUS}\n{HINT}" in cells.cells
     assert "orders_fresh\norders_fresh\nHours since the newest order" in cells.cells
     assert "SELECT" not in dom
+
+
+def test_the_hint_wraps_between_words_and_key_parts_at_80_columns(shop):
+    contract, url = shop
+    done = subprocess.run([str(PROGRAM), "check", str(contract), "--url", url, "--progress",
+                           "none"], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "COLUMNS": "80"})
+    cells = [line.split("│")[2].strip() for line in done.stdout.splitlines()
+             if line.count("│") == 4]
+    start = cells.index("inspect: packata-sql check …")
+    hint = cells[start:start + 4]
+    # Every break falls after a word or between the key's parts, never inside a name.
+    assert " ".join(hint).replace(". ", ".") == HINT, hint
+    assert all(line.endswith(("…", "--select", "5", ".", "'")) for line in hint), hint
