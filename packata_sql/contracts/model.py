@@ -263,6 +263,8 @@ class SchemaProperty:
     fields: tuple[str, ...] = ()
     #: ODCS `classification` (`pii`, `restricted`, …): `--samples` withholds such values.
     classification: str | None = None
+    #: ODCS `tags` (a `pii` tag withholds values as the classification does).
+    tags: tuple[str, ...] = ()
 
     def line_of(self, declaration: str) -> int | None:
         return dict(self.lines).get(declaration) or self.line

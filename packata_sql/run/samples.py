@@ -1,7 +1,7 @@
 """`--samples N` (issue 24.2): a failed rule's offending values, each with how many rows hold it
 and one such row's key (the object's primary key), typed as the column is (`42`, `'bitcoin'`,
 `NULL`). A value of a property classified as personal or secret (`classification: pii`,
-`restricted`, …) is withheld: only whether it is NULL is read. The lines go to `on_samples`
+`restricted`, …, or such a tag) is withheld: only whether it is NULL is read. The lines go to `on_samples`
 (the terminal), never into a result or a report."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from packata_sql.contracts.model import Contract, SchemaObject
+from packata_sql.contracts.model import Contract, SchemaObject, SchemaProperty
 from packata_sql.dialects import Dialect, Family
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import WITHHELD, SampleColumns
 from packata_sql.run.names import find_column
 
-#: `classification` values (case-insensitive) whose data `--samples` never prints.
+#: `classification` values or tags (case-insensitive) whose data `--samples` never prints.
 WITHHELD_CLASSIFICATIONS = frozenset({"pii", "restricted", "confidential", "sensitive",
                                       "secret", "private", "personal"})
 
@@ -25,14 +25,23 @@ def withheld_classification(classification: str | None) -> bool:
     return (classification or "").strip().lower() in WITHHELD_CLASSIFICATIONS
 
 
+def withheld_because(prop: SchemaProperty) -> str | None:
+    """Why a property's values are withheld (`classification pii`, `tag pii`), or None: its
+    `classification`, else one of its `tags`, is one of WITHHELD_CLASSIFICATIONS."""
+    if withheld_classification(prop.classification):
+        return f"classification {str(prop.classification).strip().lower()}"
+    tag = next((t for t in prop.tags if withheld_classification(t)), None)
+    return None if tag is None else f"tag {tag.strip().lower()}"
+
+
 @dataclass(frozen=True)
 class ObjectKeys:
     """What an object's declaration says about its rows' keys and classified values."""
 
     #: The primary key's physical columns, in key order.
     keys: tuple[str, ...] = ()
-    #: Withheld top-level columns (physical name → classification) and nested properties
-    #: (logical path → classification).
+    #: Withheld top-level columns (physical name → why) and nested properties (logical
+    #: path → why).
     columns: Mapping[str, str] = field(default_factory=dict)
     paths: Mapping[tuple[str, ...], str] = field(default_factory=dict)
 
@@ -46,11 +55,9 @@ def _keys_of(schema: SchemaObject) -> ObjectKeys:
     top = [p for p in schema.properties if not p.fields]
     keyed = sorted((p for p in top if p.primary_key),
                    key=lambda p: (p.primary_key_position is None, p.primary_key_position or 0))
-    columns = {p.physical: str(p.classification).strip().lower() for p in top
-               if withheld_classification(p.classification)}
-    paths = {p.names or (p.name,): str(p.classification).strip().lower()
-             for p in schema.properties
-             if withheld_classification(p.classification)}
+    columns = {p.physical: why for p in top if (why := withheld_because(p))}
+    paths = {p.names or (p.name,): why for p in schema.properties
+             if (why := withheld_because(p))}
     return ObjectKeys(tuple(p.physical for p in keyed), columns, paths)
 
 
@@ -116,11 +123,11 @@ def sample_lines(row: Sequence[Any], layout: SampleColumns, plan: Plan, families
     if layout.values == 1 and 0 < nulls < total:
         head += f", {nulls} of them NULL"
     if withheld:
-        head += "; " + ", ".join(f"{plan.columns[i]} withheld (classification {c})"
+        head += "; " + ", ".join(f"{plan.columns[i]} withheld ({c})"
                                  for i, c in sorted(withheld.items()))
     withheld_keys = [k for k in sampling.keys if k in sampling.withheld]
     if withheld_keys:
-        head += "; key " + ", ".join(f"{k} withheld (classification {sampling.withheld[k]})"
+        head += "; key " + ", ".join(f"{k} withheld ({sampling.withheld[k]})"
                                      for k in withheld_keys)
     lines = [head]
     names = [".".join(plan.rule.target.property_path) if plan.fields and i == 0 else column

@@ -61,6 +61,12 @@ schema:
         quality:
           - metric: nullValues
             mustBe: 0
+      - name: phone
+        tags: [billing, PII]
+        quality:
+          - metric: invalidValues
+            arguments: {validValues: ['555']}
+            mustBe: 0
 """
 STATUS = "schema[orders].properties[status].quality[0]"
 HINT = f"inspect: packata-sql check … --samples 5 --select '{STATUS}'"
@@ -71,10 +77,10 @@ def shop(tmp_path: Path) -> tuple[Path, str]:
     database = tmp_path / "w.duckdb"
     connection = duckdb.connect(str(database))
     connection.execute("CREATE TABLE orders (order_id INTEGER, status VARCHAR, note VARCHAR, "
-                       "card VARCHAR, amount INTEGER)")
-    connection.execute("INSERT INTO orders VALUES (1, 'paid', 'ok', '4111', 5), "
-                       "(2, 'bitcoin', 'it''s', '4222', -1), (3, 'bitcoin', 'ok', NULL, -2), "
-                       "(4, '42', 'ok', NULL, 7)")
+                       "card VARCHAR, phone VARCHAR, amount INTEGER)")
+    connection.execute("INSERT INTO orders VALUES (1, 'paid', 'ok', '4111', '555', 5), "
+                       "(2, 'bitcoin', 'it''s', '4222', '555', -1), "
+                       "(3, 'bitcoin', 'ok', NULL, '0170', -2), (4, '42', 'ok', NULL, '555', 7)")
     connection.close()
     contract = tmp_path / "c.yaml"
     contract.write_text(CONTRACT, encoding="utf-8")
@@ -133,6 +139,10 @@ def test_samples_are_typed_counted_keyed_and_withhold_restricted_values(shop):
     assert f"packata-sql: samples of {card}: 2 offending rows; card withheld " \
            "(classification restricted)\n  card NULL × 2 (order_id 3)\n" in done.stderr
     assert "4111" not in done.stderr + done.stdout and "4222" not in done.stderr + done.stdout
+    phone = "schema[orders].properties[phone].quality[0]"  # a `pii` tag withholds it too
+    assert f"packata-sql: samples of {phone}: 1 offending row; phone withheld (tag pii)\n" \
+           "  phone withheld × 1 (order_id 3)\n" in done.stderr
+    assert "0170" not in done.stderr + done.stdout
 
 
 class _Cells(HTMLParser):
