@@ -92,6 +92,7 @@ def orders(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
     load_rows(server, [f"DROP TABLE IF EXISTS {quoted}",
                        f"CREATE TABLE {quoted} ({COLUMNS.format(t='VARCHAR(40)')})"],
               f"INSERT INTO {quoted} VALUES (%s, %s, %s, %s, %s)", _rows())
+    request.addfinalizer(lambda: server.execute(f"DROP TABLE IF EXISTS {quoted}"))
     return engine, server.reader_url
 
 
