@@ -1,6 +1,6 @@
 """Issue 14.5 on the live engines: a failed library or constraint rule's inspect_sql lists the
 offending keys when run by hand (exactly those its count counts), and `--samples` folds a few
-of them into one cell through the read-only session."""
+values, counted and deduplicated, into one row read through the read-only session."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_inspect_sql_and_samples_on_the_server(server, tables, tmp_path: Path) -
     endpoint = server.reader
     contract = load_odcs(str(path))
     compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema)
-    samples: dict[str, str] = {}
+    samples: dict[str, tuple[str, ...]] = {}
     report = run(contract, compiled, endpoint, RunOptions(
         samples=5, on_samples=lambda key, values: samples.__setitem__(key, values)))
     by_key = {r.key: r for r in report.results}
@@ -63,8 +63,11 @@ def test_inspect_sql_and_samples_on_the_server(server, tables, tmp_path: Path) -
     found = (sorted(server.execute(duplicate.inspect_sql)),
              sorted(server.execute(invalid.inspect_sql), key=str))
     assert found == ([("bob", 2)], [("odd's",), (None,)])
-    assert samples[duplicate.key] == "'bob', '2'"
-    assert sorted(samples[invalid.key].split(" | ")) == ["'odd's'", "NULL"]
+    # Typed, counted and deduplicated (issue 24.2); a quote is written as SQL writes it.
+    assert samples[duplicate.key] == ("1 repeated value in 2 rows", "name 'bob' × 2")
+    head, *values = samples[invalid.key]
+    assert head == "2 offending rows, 1 of them NULL"
+    assert sorted(values) == ["email 'odd''s' × 1", "email NULL × 1"]
 
 
 # --- constraint rules: the traps of the differential test's constraint data --------------------
@@ -142,7 +145,7 @@ def test_constraint_inspect_sql_lists_exactly_what_the_count_counts(engine, tmp_
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     contract = load_odcs(str(path))
     compiled = compile_contract(contract, get_dialect(endpoint.engine), prefix=endpoint.schema)
-    samples: dict[str, str] = {}
+    samples: dict[str, tuple[str, ...]] = {}
     report = run(contract, compiled, endpoint, RunOptions(
         samples=20, on_samples=lambda key, values: samples.__setitem__(key, values)))
     failed = {r.key: r for r in report.results if r.status is Status.FAILED
@@ -157,7 +160,11 @@ def test_constraint_inspect_sql_lists_exactly_what_the_count_counts(engine, tmp_
         counted = sum(row[-1] - (0 if None in row[:-1] else 1) for row in listed) if grouped \
             else len(listed)
         assert counted == result.value, key
-        assert len(samples[key].split(" | ")) == len(listed), key
+        # One sample line per value, byte for byte as the count tells them apart.
+        head, *values = samples[key]
+        assert len(values) == (len(listed) if grouped else len(set(listed))), (key, values)
+        assert head.startswith(f"{len(listed)} repeated" if grouped
+                               else f"{len(listed)} offending"), (key, head)
 
 
 SECRET_TABLE = "triage_secrets"

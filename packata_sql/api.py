@@ -159,7 +159,9 @@ class CheckRequest:
     observations: Mapping[str, object] = field(default_factory=dict)
     progress: Callable[[Progress], None] | None = None
     on_error: Callable[[str, str, str | None], None] | None = None
-    on_samples: Callable[[str, str], None] | None = None
+    #: `--samples`: per failed rule, its key and the sample's lines (a head line, then one
+    #: per value); row values, so for the terminal only (never a report).
+    on_samples: Callable[[str, tuple[str, ...]], None] | None = None
     #: A dbt project directory (`--dbt-project`): only the models dbt built in its last
     #: invocation are checked, each object on its model's relation (docs/dbt.md).
     dbt_project: str | None = None

@@ -21,6 +21,7 @@ from packata_sql.contracts.model import (
     Rule,
     Severity,
     SlaDescriptive,
+    Sql,
 )
 from packata_sql.values import to_decimal
 
@@ -90,6 +91,8 @@ class RuleResult:
     expectation: str | None = None
     #: For a failed library rule: a query listing its offending keys (LIMIT 20), to run by hand.
     inspect_sql: str | None = None
+    #: The rule's `description` (reports show a SQL rule's).
+    description: str | None = None
 
 
 @dataclass(frozen=True)
@@ -251,8 +254,10 @@ def result_of(rule: Rule, status: Status, **fields: Any) -> RuleResult:
         else "expression" if isinstance(definition, Predicate)
         else "expressif" if isinstance(definition, Expressif)
         else "latency" if isinstance(definition, Latency)
-        else SLA_DESCRIPTIVE if isinstance(definition, SlaDescriptive) else None,
-        line=rule.line, expectation=expectation or None, **fields)
+        else SLA_DESCRIPTIVE if isinstance(definition, SlaDescriptive)
+        else "sql" if isinstance(definition, Sql) else None,
+        line=rule.line, expectation=expectation or None, description=rule.description,
+        **fields)
 
 
 def report_document(report: Report) -> dict[str, Any]:
@@ -302,6 +307,7 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "metric": result.metric,
         "kind": result.kind,
         "expectation": result.expectation,
+        "description": result.description,
         "category": result.category.value,
         "severity": result.severity.value,
         "status": result.status.value,

@@ -16,11 +16,15 @@ if TYPE_CHECKING:
     from packata_sql.cli.outputs import Output
 
 
-def _print_samples(key: str, values: str) -> None:
-    """`--samples`: the terminal only (stderr), never stdout or a report file."""
+def _print_samples(key: str, lines: tuple[str, ...]) -> None:
+    """`--samples`: the terminal only (stderr), never stdout or a report file; each line one
+    line (a value holding a newline or an escape cannot make more, or draw)."""
     from packata_sql.render.neutral import terminal  # row values: no escape reaches the terminal
 
-    print(terminal(f"packata-sql: samples of {key}: {values or '(none)'}"), file=sys.stderr)
+    head, *values = lines or ("(none)",)
+    print(terminal(f"packata-sql: samples of {key}: {head}"), file=sys.stderr)
+    for line in values:
+        print(f"  {terminal(line)}", file=sys.stderr)
 
 
 def check_request(args: argparse.Namespace, endpoint: Endpoint) -> api.CheckRequest:
@@ -97,9 +101,22 @@ def check_command(args: argparse.Namespace) -> int:
         report = api.check_endpoint(contract, endpoint, replace(request, progress=observer))
     finally:
         close()
+    if args.verbose:
+        print_inspect_queries(report)
     fail_on_warning = args.fail_on == "warning"
     emit_all(report, fmt, outputs, fail_on_warning=fail_on_warning)
     return report.exit_code(fail_on_warning=fail_on_warning)
+
+
+def print_inspect_queries(report: Report) -> None:
+    """`--verbose`: each failed rule's whole query listing its offending keys, on stderr (the
+    human reports show a one-line `inspect:` hint instead; JSON keeps `inspect_sql`)."""
+    from packata_sql.render.neutral import terminal  # the query quotes the contract's values
+
+    for result in report.results:
+        if result.inspect_sql:
+            print(f"packata-sql: {terminal(result.key)}: inspect: "
+                  f"{terminal(result.inspect_sql, lines=True)}", file=sys.stderr)
 
 
 def _verbose_printer(endpoint: Endpoint) -> Callable[[str, str, str | None], None]:

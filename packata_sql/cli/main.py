@@ -202,7 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--progress", choices=("auto", "plain", "none"), default="auto",
                        help="progress on stderr: live on a terminal, plain lines otherwise")
     check.add_argument("--samples", type=_count, default=0, metavar="N",
-                       help="print up to N offending values of each failed rule on stderr "
+                       help="print up to N offending values of each failed rule on stderr, "
+                            "typed, counted and with their rows' primary key; values of "
+                            "properties classified pii/restricted/confidential are withheld "
                             "(never into reports or --output files)")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="print the engine's message and the SQL of each errored rule "

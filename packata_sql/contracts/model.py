@@ -216,6 +216,8 @@ class Rule:
     severity: Severity = Severity.ERROR
     line: int | None = None
     name: str | None = None
+    #: The rule's own `description`, for reports (a text rule's is its definition).
+    description: str | None = None
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,10 @@ class SchemaProperty:
     #: keep them), and its physical field names inside the top-level column `physical`.
     names: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    #: ODCS `classification` (`pii`, `restricted`, …): `--samples` withholds such values.
+    classification: str | None = None
+    #: ODCS `tags` (a `pii` tag withholds values as the classification does).
+    tags: tuple[str, ...] = ()
 
     def line_of(self, declaration: str) -> int | None:
         return dict(self.lines).get(declaration) or self.line

@@ -504,10 +504,12 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
         target=target,
         definition=definition,
         expectations=expectations,
-        unit=str(entry.get("unit") or "rows"),
+        # A SQL rule measures what its query says: no unit unless it declares one.
+        unit=str(entry.get("unit") or ("" if isinstance(definition, Sql) else "rows")),
         severity=_severity(reader, entry.get("severity"), site),
         line=line,
         name=_text(entry.get("name")) or None,
+        description=_text(entry.get("description")) or None,
     ))
 
 

@@ -108,6 +108,9 @@ def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
         enum,
         _declaration_lines(line, prop, options or {}, yaml_path),
         tuple(problems),
+        classification=text(prop.get("classification")) or None,
+        tags=tuple(t for t in prop["tags"] if isinstance(t, str))
+        if isinstance(prop.get("tags"), list) else (),
     )
 
 

@@ -167,6 +167,11 @@ class Dialect:
         """A run-time guard that the cell holds a number, for dynamically typed engines."""
         return None
 
+    def sample_text(self, cell: exp.Expr) -> exp.Expr:
+        """A cell as text for `--samples`, typed again from its column's family; NULL stays
+        NULL. An engine where any cell may hold any type writes it as its own literal."""
+        return exp.cast(cell, "TEXT")
+
     def char_length(self, column: exp.Expr) -> exp.Expr:
         """Characters (not bytes) in a text cell, a trailing space counted as one."""
         return exp.Length(this=column)

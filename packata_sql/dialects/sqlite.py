@@ -76,6 +76,12 @@ class SQLite(Dialect):
         equals = exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))
         return exp.and_(_typeof_in(column, "integer"), equals)
 
+    def sample_text(self, cell: exp.Expr) -> exp.Expr:
+        """The cell as SQLite writes it as a literal (`42`, `'it''s'`): its storage class is
+        its type."""
+        return exp.Case().when(exp.Is(this=cell, expression=exp.Null()), exp.Null()).else_(
+            exp.Anonymous(this="quote", expressions=[cell.copy()]))
+
     def is_text(self, column: exp.Expr) -> exp.Expr:
         return _typeof_in(column, "text")
 

@@ -262,26 +262,122 @@ def inspect_sql(query: exp.Select, dialect: Dialect) -> str:
     return dialect.render(query.limit(INSPECT_LIMIT))
 
 
-def sample_sql(query: exp.Select, dialect: Dialect, limit: int) -> str | None:
-    """Up to `limit` offending rows folded into one text cell, so the read-only single-cell
-    path fetches them (for `--samples`, printed on stderr only). None when the query lists
-    every column (`*`, an expression rule), which cannot be folded without naming them."""
-    if any(isinstance(e, exp.Star) for e in query.expressions):
+#: The most distinct offending values `--samples` lists for one rule, whatever N asks.
+SAMPLE_LIMIT = 20
+#: What a withheld (classified) value reads as in a sample: whether it is NULL, nothing more.
+WITHHELD = "withheld"
+
+
+@dataclass(frozen=True)
+class SampleColumns:
+    """The columns of the one row a sample query returns, by position: the offending rows
+    (`total`), how many of them hold a NULL value (`nulls`), the distinct values (`distinct`),
+    then per shown value its rows (`n`), its value cells and one such row's key cells (all as
+    text, typed again from the columns' families)."""
+
+    values: int
+    keys: int
+    limit: int
+
+    @property
+    def width(self) -> int:
+        return 1 + self.values + self.keys
+
+
+def sample_sql(query: exp.Select, dialect: Dialect, limit: int,
+               keys: Sequence[exp.Expr] = (), withheld: frozenset[int] = frozenset(),
+               withheld_keys: frozenset[int] = frozenset()) -> tuple[str, SampleColumns] | None:
+    """`--samples`: the offending rows of `query` (a rule's inspect query) deduplicated by
+    value, the most frequent first, each value with its count and one row's `keys` (the
+    object's primary key), up to `limit` values, folded into ONE row of text cells so the
+    read-only single-row path fetches it. A value at a position in `withheld` (a classified
+    column) is read only as NULL or `withheld`; a withheld key is not read at all. A grouped
+    query (repeated keys with their `occurrences`) is one value per row already. Nothing in it
+    comes from a fetched row: its only literals are the rule's own. None when `query` lists
+    every column (`*`) and no key is known."""
+    limit = max(1, min(limit, SAMPLE_LIMIT))
+    star = any(isinstance(e, exp.Star) for e in query.expressions)
+    grouped = query.args.get("group") is not None
+    shown = [] if star else list(query.expressions)
+    occurrences = shown.pop() if grouped else None  # `COUNT(*) AS occurrences`, last
+    if grouped:
+        keys = ()  # a repeated key is its own key
+    if star and not keys:
         return None
-    names = [f"c{i}" for i in range(len(query.expressions))]
-    parts: list[exp.Expr] = []
-    for name in names:
-        if parts:
-            parts.append(exp.Literal.string(", "))
-        column = exp.column(name, quoted=True)
-        quoted = exp.Concat(expressions=[exp.Literal.string("'"), exp.cast(column, "TEXT"),
-                                         exp.Literal.string("'")])
-        parts.append(exp.Case().when(exp.Is(this=column.copy(), expression=exp.Null()),
-                                     exp.Literal.string("NULL")).else_(quoted))
-    row = parts[0] if len(parts) == 1 else exp.Concat(expressions=parts)
-    aliased = query.copy()
-    aliased.set("expressions", [exp.alias_(e, name, quoted=True)
-                                for name, e in zip(names, query.expressions, strict=True)])
-    folded = exp.select(exp.GroupConcat(this=row, separator=exp.Literal.string(" | "))).from_(
-        aliased.limit(limit).subquery("packata_samples"))
-    return dialect.render(folded)
+    cells: list[exp.Expr] = []
+    for index, expression in enumerate(shown):
+        cell = expression.unalias() if isinstance(expression, exp.Alias) else expression
+        cells.append(_withheld(cell) if index in withheld else dialect.sample_text(cell))
+    key_cells = [exp.Null() if index in withheld_keys else dialect.sample_text(key.copy())
+                 for index, key in enumerate(keys)]
+    values = [f"v{i}" for i in range(len(cells))]
+    key_names = [f"k{i}" for i in range(len(key_cells))]
+    inner = query.copy()
+    selected = [exp.alias_(c, n, quoted=True) for c, n in zip(cells, values, strict=True)]
+    selected += [exp.alias_(c, n, quoted=True) for c, n in zip(key_cells, key_names, strict=True)]
+    order_names = [f"o{i}" for i in range(len(keys))]  # the key as it sorts, for the example
+    selected += [exp.alias_(k.copy(), n, quoted=True) for k, n in zip(keys, order_names,
+                                                                     strict=True)]
+    if grouped:
+        assert occurrences is not None
+        selected.append(exp.alias_(occurrences.unalias(), "n", quoted=True))
+    inner.set("expressions", selected or [exp.alias_(exp.Literal.number(1), "v", quoted=True)])
+    inner.set("limit", None)
+    ranked = _ranked(inner.subquery("packata_offending"), values, order_names, grouped, dialect)
+    rank, first, count = (exp.column(n, quoted=True) for n in ("rk", "r", "n"))
+    one, zero = exp.Literal.number(1), exp.Literal.number(0)
+    is_first = exp.EQ(this=first.copy(), expression=one.copy())
+    folded: list[exp.Expr] = [
+        exp.Sum(this=exp.Case().when(is_first.copy(), count.copy()).else_(zero.copy())),
+        exp.Sum(this=exp.Case().when(
+            exp.and_(is_first.copy(), exp.Is(this=exp.column(values[0], quoted=True),
+                                               expression=exp.Null())), count.copy())
+            .else_(zero.copy())) if values else zero.copy(),
+        exp.Sum(this=exp.Case().when(is_first.copy(), one.copy()).else_(zero.copy())),
+    ]
+    for position in range(1, limit + 1):
+        here = exp.and_(is_first.copy(), exp.EQ(this=rank.copy(),
+                                                 expression=exp.Literal.number(position)))
+        for name in ("n", *values, *key_names):
+            folded.append(exp.Max(this=exp.Case().when(here.copy(),
+                                                        exp.column(name, quoted=True))))
+    sql = dialect.render(exp.select(*folded).from_(ranked.subquery("packata_ranked")))
+    return sql, SampleColumns(len(values), len(key_names), limit)
+
+
+def _withheld(cell: exp.Expr) -> exp.Expr:
+    return exp.Case().when(exp.Is(this=cell, expression=exp.Null()), exp.Null()) \
+        .else_(exp.Literal.string(WITHHELD))
+
+
+def _ordered(name: str, desc: bool = False) -> exp.Ordered:
+    return exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=not desc)
+
+
+def _ranked(offending: exp.Subquery, values: list[str], keys: list[str],
+            grouped: bool, dialect: Dialect) -> exp.Select:
+    """The offending rows with `r` (1 on the first row of each value, by `keys`, the key
+    columns in their own type), `n` (the rows
+    holding that value) and `rk` (the rows ranked: each value's first row before any other,
+    the most frequent value first)."""
+    star = exp.Star()
+    if grouped:  # one row per value, `n` its occurrences
+        numbered = exp.select(star, exp.alias_(exp.Literal.number(1), "r", quoted=True)) \
+            .from_(offending)
+    else:
+        # Values apart byte for byte, as the counts keep them ('a', 'A' and 'a ' are three).
+        group = [dialect.binary_key(exp.column(v, quoted=True)) for v in values] or \
+            [exp.column(k, quoted=True) for k in keys]  # keys alone: each row its own
+        by_key = exp.Order(expressions=[_ordered(k) for k in keys] or
+                           [_ordered(v) for v in values] or [exp.Ordered(this=exp.Literal.number(1))])
+        numbered = exp.select(
+            star,
+            exp.alias_(exp.Window(this=exp.RowNumber(), partition_by=group, order=by_key),
+                       "r", quoted=True),
+            exp.alias_(exp.Window(this=exp.Count(this=exp.Star()), partition_by=group),
+                       "n", quoted=True),
+        ).from_(offending)
+    by_rank = exp.Order(expressions=[_ordered("r"), _ordered("n", desc=True),
+                                     *(_ordered(v) for v in values or keys)])
+    return exp.select(star, exp.alias_(exp.Window(this=exp.RowNumber(), order=by_rank), "rk",
+                                       quoted=True)).from_(numbered.subquery("packata_numbered"))

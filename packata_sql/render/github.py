@@ -7,7 +7,14 @@ import os
 
 from packata_sql.contracts.model import Finding, Level, Severity
 from packata_sql.render.neutral import github_data, github_property, plain
-from packata_sql.render.words import headline, label, value_text, why_text
+from packata_sql.render.words import (
+    description,
+    headline,
+    inspect_hint,
+    label,
+    value_text,
+    why_text,
+)
 from packata_sql.report import Report, RuleResult, Status
 
 
@@ -40,6 +47,8 @@ def render_github(report: Report) -> str:
             continue
         measured = value_text(result)
         message = why_text(result) + (f" (measured {measured})" if measured else "")
+        said, hint = description(result), inspect_hint(result)
+        message += "".join(f"\n{line}" for line in (said, hint) if line)
         lines.append(_annotation(level, annotated, result.line,
                                  f"{result.status.value}: {label(result)}",
                                  f"{result.key}: {message}"))

@@ -7,11 +7,13 @@ from __future__ import annotations
 from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import html as escape
 from packata_sql.render.words import (
+    description,
     diagnostic_text,
     duration,
     expectation_shown,
     headline,
     identity,
+    inspect_hint,
     label,
     nothing_executed,
     object_of,
@@ -84,6 +86,18 @@ def _object_counts(report: Report) -> str:
             f"</th>{heads}</tr>{rows}</table>") if rows else ""
 
 
+def _rule_cell(result: RuleResult) -> str:
+    """The label, the key, a SQL rule's description and a failed rule's `inspect:` hint."""
+    cell = f"{escape(label(result))}<br><code>{escape(result.key)}</code>"
+    said = description(result)
+    if said:
+        cell += f'<br><span class="description">{escape(said)}</span>'
+    hint = inspect_hint(result)
+    if hint:
+        cell += f'<br><code class="inspect">{escape(hint)}</code>'
+    return cell
+
+
 def _object_tables(report: Report) -> str:
     groups: dict[str, list[RuleResult]] = {}
     for result in ordered(report.results):
@@ -92,8 +106,7 @@ def _object_tables(report: Report) -> str:
     for name, results in groups.items():
         rows = "".join(
             f'<tr><td class="status" style="color:{_colour(r)}">{escape(status_word(r))}</td>'
-            f"<td>{escape(label(r))}<br><code>{escape(r.key)}</code>"
-            + (f"<br><code>{escape(r.inspect_sql)}</code>" if r.inspect_sql else "") + "</td>"
+            f"<td>{_rule_cell(r)}</td>"
             f'<td class="value">{_value(r)}</td>'
             f"<td>{escape(diagnostic_text(r))}</td></tr>" for r in results)
         parts.append(f"<h2>{escape(name)}</h2><table><tr><th>status</th><th>rule</th>"

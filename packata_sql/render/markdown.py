@@ -7,13 +7,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from packata_sql.render.neutral import markdown, markdown_code, markdown_fence
+from packata_sql.render.neutral import markdown, markdown_code
 from packata_sql.render.words import (
+    description,
     diagnostic_text,
     duration,
     expectation_shown,
     headline,
     identity,
+    inspect_hint,
     label,
     nothing_executed,
     ordered,
@@ -30,6 +32,21 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 _RESERVE = 2048
 _ROW_HEAD = ["| status | rule | value | why |", "|---|---|---|---|"]
 _NBSP = "\u00a0"
+
+
+def _rule_cell(result: RuleResult) -> str:
+    """The label, the key when it differs, a SQL rule's description and a failed rule's
+    `inspect:` hint, one table cell."""
+    cell = markdown(label(result))
+    if label(result) != result.key:
+        cell += f"<br>{markdown_code(result.key, in_table=True)}"
+    said = description(result)
+    if said:
+        cell += f"<br>*{markdown(said)}*"
+    hint = inspect_hint(result)
+    if hint:
+        cell += f"<br>{markdown_code(hint, in_table=True)}"
+    return cell
 
 
 @dataclass
@@ -62,8 +79,7 @@ def _unbroken(text: str) -> str:
 def _row(result: RuleResult) -> str:
     """One rule: its value kept on one line (non-breaking spaces) and the expectation once,
     under it."""
-    rule = markdown(label(result)) + (
-        f"<br>{markdown_code(result.key, in_table=True)}" if label(result) != result.key else "")
+    rule = _rule_cell(result)
     value = _unbroken(markdown(value_text(result)))
     expected = expectation_shown(result)
     if expected:
@@ -101,8 +117,7 @@ def _truncation(cut: Counter[str], total: int) -> list[str]:
     rules = Counter({k.split(":", 1)[1]: n for k, n in cut.items() if k.startswith("rule:")})
     parts = [", ".join(f"{n} {status}" for status, n in rules.items()) + " rule rows"
              ] if rules else []
-    for section, words in (("object", "object count rows"), ("finding", "findings"),
-                           ("query", "queries listing offending keys")):
+    for section, words in (("object", "object count rows"), ("finding", "findings")):
         count = sum(n for k, n in cut.items() if k.startswith(section + ":"))
         if count:
             parts.append(f"{count} {words}")
@@ -117,8 +132,9 @@ def render_markdown(report: Report, *, limit: int = STEP_SUMMARY_LIMIT) -> str:
     """Every contract- or database-controlled string goes through render/neutral.py: no raw
     HTML, comment opener, link, image or table pipe from a declaration reaches the page. The
     text never exceeds `limit` bytes of UTF-8: after the header and the per-object counts, the
-    rules that need attention come first, then findings, passed rows and queries, each kept
-    while it fits, and a note at the top says what was cut."""
+    rules that need attention come first, then findings and passed rows, each kept while it
+    fits, and a note at the top says what was cut. A failed rule carries its one-line
+    `inspect:` hint; the whole triage query stays in JSON and under `-v`."""
     head = _header(report)
     budget = _Budget(limit - _RESERVE - sum(len(line.encode("utf-8")) + 1 for line in head))
     rows = ordered(report.results)
@@ -132,9 +148,6 @@ def render_markdown(report: Report, *, limit: int = STEP_SUMMARY_LIMIT) -> str:
         for f in report.findings if f.level.value == "warning" or f.rule_key is None])
     passed = budget.take("rule", [(r.status.value, [_row(r)]) for r in rows
                                   if r.status is Status.PASSED])
-    queries = budget.take("query", [
-        ("query", [markdown_code(r.key), "", *markdown_fence(r.inspect_sql, "sql"), ""])
-        for r in rows if r.inspect_sql])
 
     lines = [*head, *_truncation(budget.cut, limit)]
     if objects:
@@ -149,8 +162,5 @@ def render_markdown(report: Report, *, limit: int = STEP_SUMMARY_LIMIT) -> str:
         summary = f"{total} passed" + (f", {shown} shown" if shown < total else "")
         lines += [f"<details><summary>{summary}</summary>", "", *_ROW_HEAD,
                   *(line for item in passed for line in item), "", "</details>", ""]
-    if queries:
-        lines += ["<details><summary>Queries listing the offending keys</summary>", "",
-                  *(line for item in queries for line in item), "</details>", ""]
     lines += [line for item in notes for line in item]
     return "\n".join(lines).rstrip("\n") + "\n"

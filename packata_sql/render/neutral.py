@@ -102,14 +102,6 @@ def markdown_code(text: object, *, in_table: bool = False) -> str:
     return f"{fence}{value}{fence}"
 
 
-def markdown_fence(text: object, info: str = "") -> list[str]:
-    """A fenced code block (lines kept) whose content cannot close the fence."""
-    value = plain(text, lines=True)
-    longest = max((len(run) for run in re.findall("`{3,}", value)), default=2)
-    fence = "`" * (longest + 1)
-    return [fence + info, *value.split("\n"), fence]
-
-
 def html(text: object) -> str:
     """HTML text or attribute value: escaped, quotes included."""
     return _html_escape(plain(text, lines=True), quote=True)

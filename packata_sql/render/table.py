@@ -16,9 +16,11 @@ from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import terminal
 from packata_sql.render.words import (
     OUTCOME_COLOURS,
+    description,
     duration,
     expected_text,
     headline,
+    inspect_hint,
     label,
     nothing_executed,
     ordered,
@@ -79,24 +81,33 @@ class _Key:
             if lines[-1] and cell_len(lines[-1] + part) > options.max_width:
                 lines.append("")
             lines[-1] += part
-        yield Text("\n".join(lines), style=self.style, overflow="fold")
+        yield Text("\n".join(line.rstrip(" ") for line in lines), style=self.style,
+                   overflow="fold")
+
+
+class _Hint(_Key):
+    """The `inspect:` hint: one line where it fits, else wrapped between its words and, in the
+    rule key, between the key's parts."""
+
+    _PARTS = re.compile(r"[^.\[ ]*(?:\[[^\]]*\])?[. ]?|.+")
 
 
 def _rule_cell(result: RuleResult) -> Group:
-    """The label, the key beneath it when they differ, the reason it did not run cleanly and,
-    with --show-sql, the SQL."""
+    """The label, the key beneath it when they differ, a SQL rule's description, the reason it
+    did not run cleanly, a failed rule's `inspect:` hint and, with --show-sql, the SQL."""
     parts: list[Text | _Key] = [Text(terminal(label(result)))]
     if label(result) != result.key:
         parts.append(_Key(result.key, "dim"))
-    more = Text()
+    said = description(result)
+    if said:
+        parts.append(Text(terminal(said), style="italic"))
     if result.status is not Status.FAILED and result.diagnostic is not None:
-        more.append(f"\n{terminal(why_text(result))}", style=_STYLES[result.status])
-    if result.inspect_sql:
-        more.append(f"\ninspect: {terminal(result.inspect_sql, lines=True)}", style="dim")
+        parts.append(Text(terminal(why_text(result)), style=_STYLES[result.status]))
+    hint = inspect_hint(result)
+    if hint:
+        parts.append(_Hint(hint, "dim"))
     if result.sql:
-        more.append(f"\n{terminal(result.sql, lines=True)}", style="cyan")
-    if more:
-        parts.append(more[1:])
+        parts.append(Text(terminal(result.sql, lines=True), style="cyan"))
     return Group(*parts)
 
 

@@ -3,11 +3,16 @@ table, Markdown, HTML and GitHub annotations, so they cannot drift apart."""
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from packata_sql.contracts.durations import age_text
 from packata_sql.contracts.model import Severity
 from packata_sql.report import SLA_DESCRIPTIVE, Outcome, Report, RuleResult, Status
 from packata_sql.values import format_value
 
+#: The key a rule without an `id` gets: its place (`schema[orders].quality[2]`).
+_POSITIONAL = re.compile(r"\.quality\[\d+\]$")
 #: Failures first, then what did not run cleanly, then what passed.
 _ORDER = {Status.FAILED: 0, Status.ERROR: 1, Status.INCONCLUSIVE: 2, Status.SKIPPED: 3,
           Status.PASSED: 4}
@@ -15,12 +20,36 @@ _ORDER = {Status.FAILED: 0, Status.ERROR: 1, Status.INCONCLUSIVE: 2, Status.SKIP
 
 def label(result: RuleResult) -> str:
     """`object.column · metric` (or the constraint's kind: `orders.email · maxLength`), or
-    the rule's name or explicit id when it has one."""
+    the rule's name when it has one; a SQL rule without a name is called by its explicit id
+    (`orders_fresh`), else `orders · sql`."""
     if result.name:
         return result.name
     if result.target is None:
         return result.key
+    if result.kind == "sql" and not _POSITIONAL.search(result.key):  # an explicit id
+        return result.key
     return f"{result.target} · {result.metric or result.kind or result.category.value}"
+
+
+def description(result: RuleResult) -> str | None:
+    """What a SQL rule's `description` says it checks (a library rule's label says it)."""
+    said = (result.description or "").strip() if result.kind == "sql" else ""
+    return said or None
+
+
+#: The `--samples` count a failed rule's hint suggests.
+HINT_SAMPLES = 5
+
+
+def inspect_hint(result: RuleResult) -> str | None:
+    """One line under a failed rule that has offending rows to list, instead of the query that
+    lists them (which the JSON report's `inspect_sql` and `check -v` keep whole): the same
+    command again, run for this rule with a few samples (`…` is the contract and connection
+    arguments of the run)."""
+    if result.status is not Status.FAILED or result.inspect_sql is None:
+        return None
+    return (f"inspect: packata-sql check … --samples {HINT_SAMPLES} "
+            f"--select {shlex.quote(result.key)}")
 
 
 def status_word(result: RuleResult) -> str:

@@ -21,6 +21,7 @@ from packata_sql.run.catalog_checks import catalog_result
 from packata_sql.run.freshness import judge_latency
 from packata_sql.run.names import find_column, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
+from packata_sql.run.samples import Sampling, resolve
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
 from packata_sql.spelling import closest_hint
 from packata_sql.values import NotExact, measured_value, not_exact_code
@@ -89,6 +90,8 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
     natives = _CatalogTypes(session, segments, families,
                             {plan.columns[0] for plan in runnable if plan.fields})
     runnable = _present_fields(state, session, runnable, natives)
+    sampling = resolve(state.keys.get(plans[0].rule.target.object_name), session.dialect,
+                       columns) if state.options.samples else None
     for scan in plan_scans(segments, runnable, session.dialect, families, natives):
         for finding in scan.findings():
             if finding not in state.notes:
@@ -97,7 +100,7 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
                      "type-mismatch")
         state.settle([p for p in scan.mismatched if _latency(p)], Status.ERROR,
                      "latency-not-temporal")
-        _measure(state, session, scan, families, natives)
+        _measure(state, session, scan, families, natives, sampling)
 
 
 class _CatalogTypes(Mapping[str, str]):
@@ -150,7 +153,7 @@ def _native_types(session: Session, segments: tuple[str, ...],
 
 
 def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, Family],
-             natives: Mapping[str, str]) -> None:
+             natives: Mapping[str, str], sampling: Sampling | None = None) -> None:
     """Runs one scan; a failed fused scan falls back to one statement per rule."""
     if not scan.plans:
         return
@@ -170,7 +173,7 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
             return
         for plan in scan.plans:  # one bad rule must not take the others down
             alone = build_scan(scan.object_segments, [plan], session.dialect, families, natives)
-            _measure(state, session, alone, families, natives)
+            _measure(state, session, alone, families, natives, sampling)
         return
     elapsed = int((state.clock() - started) * 1000)
     for index, plan in enumerate(scan.plans):
@@ -187,7 +190,8 @@ def _measure(state: RunState, session: Session, scan: Scan, families: dict[str, 
             from packata_sql.run.triage import triage
 
             result = triage(session, scan.object_segments, plan, families, result,
-                            state.options, state.remaining, state.engine_error, natives)
+                            state.options, state.remaining, state.engine_error, natives,
+                            sampling)
         state.results[plan.rule.key] = result
 
 

@@ -14,6 +14,7 @@ from packata_sql.contracts.model import Finding, Rule
 from packata_sql.plans.compiler import AnyPlan
 from packata_sql.report import Diagnostic, RuleResult, Status, result_of
 from packata_sql.run.names import resolved_note, unquoted_reading
+from packata_sql.run.samples import ObjectKeys
 from packata_sql.sessions.base import ProviderError, Session
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -73,10 +74,11 @@ class RunOptions:
     #: Told the engine's own message and the SQL of each errored statement (`--verbose`,
     #: stderr only: neither ever reaches a report).
     on_error: Callable[[str, str, str | None], None] | None = None
-    #: `--samples N`: up to N offending rows of each failed row-reading rule, handed as text to
-    #: `on_samples` (the terminal), never to a result.
+    #: `--samples N`: up to N offending values of each failed row-reading rule, with their
+    #: counts and keys, handed as lines to `on_samples` (the terminal), never to a result
+    #: (run/samples.py).
     samples: int = 0
-    on_samples: Callable[[str, str], None] | None = None
+    on_samples: Callable[[str, tuple[str, ...]], None] | None = None
     #: The run's one observation instant (aware, UTC); None: the moment the run starts.
     observed_at: datetime | None = None
     #: The values the caller supplies to observation-scope Expressif rules, by rule key.
@@ -103,6 +105,8 @@ class RunState:
     #: Objects found under the engine's unquoted reading of their name, and the notes saying so.
     renamed: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
     notes: list[Finding] = field(default_factory=list)
+    #: `--samples`: each object's primary key and classified properties, by object name.
+    keys: dict[str, ObjectKeys] = field(default_factory=dict)
 
     def remaining(self) -> float:
         if self.options.budget_s is None:

@@ -33,6 +33,7 @@ from packata_sql.run.run_state import (
     limit_code,
     probe,
 )
+from packata_sql.run.samples import object_keys
 from packata_sql.sessions.base import Interrupted, ProviderError, Session, open_session
 from packata_sql.sessions.endpoint import Endpoint
 from packata_sql.sessions.readonly import Decision
@@ -52,7 +53,8 @@ def run(
     started = datetime.now(UTC)
     started_at = started.isoformat(timespec="seconds")
     observed_at = (options.observed_at or started.replace(microsecond=0)).astimezone(UTC)
-    state = RunState(options, clock, clock(), observed_at, prefix=endpoint.schema)
+    state = RunState(options, clock, clock(), observed_at, prefix=endpoint.schema,
+                     keys=object_keys(contract) if options.samples else {})
     for key, finding in compiled.blocked.items():
         rule = next(r for r in contract.rules if r.key == key)
         state.results[key] = result_of(

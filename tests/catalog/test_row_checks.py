@@ -130,7 +130,7 @@ def test_every_failed_row_check_lists_what_its_count_counts(engine, check, tmp_p
             - {name: rng, rule: range, column: n, minimum: 1, maximum: 5}
             - {name: expr, rule: expression, expression: n < 6}
         """
-    sampled: dict[str, str] = {}
+    sampled: dict[str, tuple[str, ...]] = {}
     report = check(engine, pipeline, [table], categories=None, samples=10,
                    on_samples=lambda key, values: sampled.__setitem__(key, values))
     database = tmp_path / f"db0.{engine}"
@@ -150,4 +150,6 @@ def test_every_failed_row_check_lists_what_its_count_counts(engine, check, tmp_p
     # its text into the report, and no samples.
     assert next(r for r in report.results if r.key == "expr").inspect_sql is None
     assert set(sampled) == {"nn", "uniq", "uniq-nn", "vals", "rx", "rng"}
-    assert sorted(sampled["vals"].split(" | ")) == ["'A'", "'a '", "NULL"]
+    head, *values = sampled["vals"]  # each value typed, with its count (issue 24.2)
+    assert head == "3 offending rows, 1 of them NULL"
+    assert sorted(values) == ["s 'A' × 1", "s 'a ' × 1", "s NULL × 1"]

@@ -74,7 +74,8 @@ def _check(contract: Path, url: str, *args: str) -> subprocess.CompletedProcess[
 def test_the_table_and_plain_progress_hold_no_escape_and_show_markup_as_text(hostile):
     contract, url, _ = hostile
     done = _check(contract, url, "--progress", "plain", "--samples", "3")
-    assert "samples of h1: '[/red][bold]click" in done.stderr  # a row value, without its escapes
+    assert "samples of h1: 1 offending row\n  c '[/red][bold]click" in done.stderr  # a row
+    # value, without its escapes
     for text in (done.stdout, done.stderr):
         assert not ACTIVE.search(text), repr(ACTIVE.search(text))
         assert "\x1b" not in text and "\r" not in text
