@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import sqlglot.expressions as exp
 
+from packata_sql.authored.expressif import ExpressifError
 from packata_sql.catalog.expressif_operations import (
     Operation,
     Render,
     Rendering,
     as_boolean,
+    is_null,
     paren,
 )
 from packata_sql.catalog.expressif_predicates import no_temporal
+from packata_sql.dialects import Dialect
 
 
 def _unary(node: type[exp.Func]) -> Render:
@@ -97,6 +100,48 @@ def _count_substring(r: Rendering, value: exp.Expr) -> exp.Expr:
                                       default=count), expressions=[exp.Literal.number(0)])
 
 
+def _pad(side: str) -> Render:
+    """.NET `PadLeft`/`PadRight` (and Expressif's centring, the odd character on the right)
+    to a width counted in UTF-16 code units: NULL and empty become the width in pad
+    characters, a white-space-only text (Expressif's `(blank)`) and a text already as wide
+    are kept."""
+    def render(r: Rendering, value: exp.Expr) -> exp.Expr:
+        width = r.digits(0)
+        if width < 0:
+            raise ExpressifError("expressif-argument",
+                                 f"'{r.written}' takes a width of 0 or more, not {width}")
+        character = exp.Literal.string(r.character(1))
+        length = r.dialect.utf16_length(value)
+        assert length is not None  # refused beforehand (problem=_utf16_problem)
+        missing = exp.Sub(this=exp.Literal.number(width), expression=paren(length))
+
+        def repeat(count: exp.Expr) -> exp.Expr:
+            return exp.Repeat(this=character.copy(), times=count)
+
+        if side == "left":
+            padded = _concat(repeat(missing), value.copy())
+        elif side == "right":
+            padded = _concat(value.copy(), repeat(missing))
+        else:
+            half = exp.Floor(this=exp.Div(this=paren(missing.copy()),
+                                          expression=exp.Literal.number(2)))
+            left = exp.cast(half, exp.DataType.build("INT"))
+            right = exp.Sub(this=paren(missing.copy()), expression=paren(left.copy()))
+            padded = _concat(_concat(repeat(left), value.copy()), repeat(right))
+        nothing = exp.Or(this=is_null(value.copy()), expression=exp.EQ(
+            this=r.dialect.char_length(value.copy()), expression=exp.Literal.number(0)))
+        return exp.Case(ifs=[
+            exp.If(this=nothing, true=repeat(exp.Literal.number(width))),
+            exp.If(this=_blank(r, value.copy()), true=value.copy()),
+            exp.If(this=exp.GTE(this=length.copy(), expression=exp.Literal.number(width)),
+                   true=value.copy()),
+        ], default=padded)
+    return render
+
+
+def _utf16_problem(dialect: Dialect) -> str | None:
+    return None if dialect.utf16_length(exp.Null()) is not None else _NO_UTF16
+
 
 _NUMERIC_FUNCTIONS: dict[str, Operation] = {
     "absolute": Operation("number", "number", _unary(exp.Abs)),
@@ -135,7 +180,7 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
 _TEXT_FUNCTIONS: dict[str, Operation] = {
     "length": Operation("text", "number", lambda r, v: exp.Coalesce(
         this=r.dialect.utf16_length(v), expressions=[exp.Literal.number(0)]), per_dialect=True,
-        problem=lambda d: None if d.utf16_length(exp.Null()) is not None else _NO_UTF16),
+        problem=_utf16_problem),
     "null-to-empty": Operation("text", "text", lambda r, v: exp.Coalesce(
         this=v, expressions=[_EMPTY.copy()])),
     "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
@@ -177,6 +222,12 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
     "replace-chars": Operation("text", "text", lambda r, v: exp.func(
         "REPLACE", v, r.value(0), r.value(1)), ("text", "text")),
     "count-substring": Operation("text", "number", _count_substring, ("text",)),
+    "pad-left": Operation("text", "text", _pad("left"), ("integer", "text"), per_dialect=True,
+                          problem=_utf16_problem),
+    "pad-right": Operation("text", "text", _pad("right"), ("integer", "text"), per_dialect=True,
+                           problem=_utf16_problem),
+    "pad-center": Operation("text", "text", _pad("center"), ("integer", "text"),
+                            per_dialect=True, problem=_utf16_problem),
 }
 
 _TEMPORAL_FUNCTIONS: dict[str, Operation] = {

@@ -60,6 +60,19 @@ class Rendering:
                                  "program, not a variable")
         return int(literal.this)
 
+    def character(self, index: int) -> str:
+        """A one-character literal argument (a .NET `char`: one UTF-16 code unit), as the
+        compile-time character it is."""
+        argument = self.arguments[index]
+        literal = argument.expression if isinstance(argument, Typed) else None
+        text = literal.this if isinstance(literal, exp.Literal) else None
+        if not isinstance(text, str) or len(text) != 1 or ord(text) > 0xFFFF \
+                or 0xD800 <= ord(text) <= 0xDFFF:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes one character (up to U+FFFF) written "
+                                 "in the program, not a variable or a longer text")
+        return text
+
     def interval(self, index: int) -> Interval:
         argument = self.arguments[index]
         assert isinstance(argument, Interval)
