@@ -129,7 +129,8 @@ def input_family(program: Program) -> str:
         first = body.members[0]
         table = ACCUMULATORS if first.kind == "accumulator" else (
             PREDICATES if first.kind == "predicate" else FUNCTIONS)
-        return table[first.name].reads if first.name in table else "any"
+        reads = table[first.name].reads if first.name in table else "any"
+        return "any" if reads == "nothing" else reads
     if isinstance(body, Rooted):
         return "any"
     return _predication_reads(body)
@@ -194,6 +195,8 @@ def _combine(node: Combination, left: exp.Expr, right: exp.Expr) -> exp.Expr:
 
 
 def _apply(context: _Context, operation: Operation, call: Call, value: Typed | None) -> Typed:
+    if value is None and operation.reads == "nothing":
+        value = Typed(exp.Null(), "any")  # the operation reads only its arguments
     if value is None:
         raise ExpressifError("expressif-scope",
                              f"'{call.written}' has no value to read: in row scope start the "
@@ -203,7 +206,7 @@ def _apply(context: _Context, operation: Operation, call: Call, value: Typed | N
         raise UnsupportedOnEngine(
             f"'{call.written}' cannot keep the language's meaning on {context.dialect.name}: "
             f"{refusal}", call.name)
-    if operation.reads not in ("any", value.family) and value.family != "any":
+    if operation.reads not in ("any", "nothing", value.family) and value.family != "any":
         raise ExpressifError("expressif-type",
                              f"'{call.written}' reads {operation.reads}, but it is given "
                              f"{value.family}; Expressif's implicit conversions are not compiled "
@@ -211,24 +214,64 @@ def _apply(context: _Context, operation: Operation, call: Call, value: Typed | N
     arguments = _arguments(context, operation, call, value)
     rendering = Rendering(context.dialect, call.written, arguments)
     expression = operation.render(rendering, value.expression)
+    if operation.returns == "arguments":
+        return Typed(expression, _one_family(call, arguments))
     family = value.family if operation.returns == "same" else operation.returns
     return Typed(expression, family)
+
+
+def _one_family(call: Call, arguments: tuple[object, ...]) -> str:
+    """What arguments of any family share (`coalesce`): one SQL type, never a silent cast."""
+    families = {a.family for a in arguments if isinstance(a, Typed)} - {"any"}
+    if len(families) > 1:
+        raise ExpressifError("expressif-type",
+                             f"the arguments of '{call.written}' are {' and '.join(sorted(families))}"
+                             "; SQL needs them of one type (no silent casts)", call.name)
+    return families.pop() if families else "any"
 
 
 def _arguments(context: _Context, operation: Operation, call: Call,
                value: Typed) -> tuple[object, ...]:
     given = call.arguments
-    required = [p for p in operation.parameters if not p.endswith("?")]
-    if not len(required) <= len(given) <= len(operation.parameters):
-        count = (str(len(required)) if len(required) == len(operation.parameters)
-                 else f"{len(required)} to {len(operation.parameters)}")
+    parameters = operation.parameters
+    required = [p for p in parameters if not p.endswith(("?", "*"))]
+    variadic = bool(parameters) and parameters[-1].endswith("*")
+    if variadic:
+        parameters = parameters[:-1] + (parameters[-1],) * max(len(given) - len(parameters) + 1, 0)
+    if not len(required) <= len(given) <= len(parameters):
+        count = (f"{len(required)} or more" if variadic
+                 else str(len(required)) if len(required) == len(parameters)
+                 else f"{len(required)} to {len(parameters)}")
         raise ExpressifError("expressif-argument",
                              f"'{call.written}' takes {count} argument(s), not {len(given)}",
                              call.name)
+    kinds = [kind.rstrip("?*") for kind in parameters]
+    if "value" in kinds:
+        kinds = _value_kinds(context, kinds, given)
     values: list[object] = []
-    for kind, argument in zip(operation.parameters, given, strict=False):
-        values.append(_argument(context, call, kind.rstrip("?"), argument, value))
+    for kind, argument in zip(kinds, given, strict=False):
+        values.append(_argument(context, call, kind, argument, value))
     return tuple(values)
+
+
+def _value_kinds(context: _Context, kinds: list[str], given: tuple[Argument, ...]) -> list[str]:
+    """A `value` parameter takes any family; an unquoted literal there is read as the family
+    of the other arguments (`coalesce([amount], 0)`: a number), else as text."""
+    families = {_argument_value(context, a).family for k, a in zip(kinds, given, strict=False)
+                if k == "value" and not isinstance(a, Literal)}
+    known = families - {"any"}
+    if len(known) == 1:
+        literal = known.pop()
+    elif "any" in families and any(isinstance(a, Literal) and not a.quoted and a.text != "(null)"
+                                   for a in given):
+        raise ExpressifError("expressif-type",
+                             "an unquoted literal beside fields of unknown type could be read "
+                             "as text or as a number: declare the fields' logicalType, or quote "
+                             "a text (`\"n/a\"`)")
+    else:
+        literal = "text"
+    return [("any" if not isinstance(a, Literal) else literal if not a.quoted else "text")
+            if k == "value" else k for k, a in zip(kinds, given, strict=False)]
 
 
 def _argument(context: _Context, call: Call, kind: str, argument: Argument,
@@ -250,7 +293,7 @@ def _argument(context: _Context, call: Call, kind: str, argument: Argument,
     if isinstance(argument, Literal):
         return Typed(_literal(call, kind, argument), kind)
     typed = _argument_value(context, argument)
-    if kind in ("integer", "number") and typed.family in ("number", "any"):
+    if kind == "any" or (kind in ("integer", "number") and typed.family in ("number", "any")):
         return typed
     if typed.family not in ("any", kind):
         raise ExpressifError("expressif-type",

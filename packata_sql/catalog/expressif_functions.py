@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlglot.expressions as exp
 
-from packata_sql.authored.expressif import ExpressifError
 from packata_sql.catalog.expressif_operations import (
     Operation,
     Render,
@@ -107,9 +106,6 @@ def _pad(side: str) -> Render:
     are kept."""
     def render(r: Rendering, value: exp.Expr) -> exp.Expr:
         width = r.digits(0)
-        if width < 0:
-            raise ExpressifError("expressif-argument",
-                                 f"'{r.written}' takes a width of 0 or more, not {width}")
         character = exp.Literal.string(r.character(1))
         length = r.dialect.utf16_length(value)
         assert length is not None  # refused beforehand (problem=_utf16_problem)
@@ -240,6 +236,11 @@ _TEMPORAL_FUNCTIONS: dict[str, Operation] = {
 
 _SPECIAL_FUNCTIONS: dict[str, Operation] = {
     "neutral": Operation("any", "same", lambda r, v: v),
+    # The first argument that is not NULL, the arguments read against the row (`[field]`)
+    # and not the piped value; at least two, all of one family.
+    "coalesce": Operation("nothing", "arguments", lambda r, v: exp.Coalesce(
+        this=r.value(0), expressions=[r.value(i) for i in range(1, len(r.arguments))]),
+        ("value", "value", "value*")),
 }
 
 FUNCTIONS: dict[str, Operation] = {**_NUMERIC_FUNCTIONS, **_TEXT_FUNCTIONS,

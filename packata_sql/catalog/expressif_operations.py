@@ -54,10 +54,17 @@ class Rendering:
         """A whole-number literal argument, as the compile-time integer it is."""
         argument = self.arguments[index]
         literal = argument.expression if isinstance(argument, Typed) else None
+        sign = 1
+        if isinstance(literal, exp.Neg):  # sqlglot writes -1 as NEG(1)
+            literal, sign = literal.this, -1
         if not isinstance(literal, exp.Literal) or literal.is_string:
             raise ExpressifError("expressif-argument",
                                  f"'{self.written}' takes its digits as a number written in the "
                                  "program, not a variable")
+        if sign < 0:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes a whole number of 0 or more, not "
+                                 f"-{literal.this}")
         return int(literal.this)
 
     def character(self, index: int) -> str:
@@ -84,12 +91,13 @@ Render = Callable[[Rendering, exp.Expr], exp.Expr]
 
 @dataclass(frozen=True)
 class Operation:
-    #: The family read and the one returned ("same": what was read).
+    #: The family read ("nothing": only the arguments are) and the one returned ("same":
+    #: what was read; "arguments": what the arguments share).
     reads: str
     returns: str
     render: Render
-    #: Parameter kinds in order: number, integer, text, boolean, interval, predication; a
-    #: trailing "?" marks an optional one.
+    #: Parameter kinds in order: number, integer, text, boolean, interval, predication, value
+    #: (any family); a trailing "?" marks an optional one, "*" any number more.
     parameters: tuple[str, ...] = ()
     #: Whether the rendering is chosen per engine (else one portable tree).
     per_dialect: bool = False

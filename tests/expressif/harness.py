@@ -33,7 +33,7 @@ from packata_sql.catalog.expressif import (
 from packata_sql.catalog.expressif_functions import ACCUMULATORS, FUNCTIONS
 from packata_sql.catalog.expressif_operations import Operation
 from packata_sql.catalog.expressif_predicates import PREDICATES
-from packata_sql.dialects import Dialect, get_dialect
+from packata_sql.dialects import Dialect, Family, get_dialect
 
 ROOT = Path(__file__).resolve().parent
 CONFORMANCE = ROOT / "conformance"
@@ -129,6 +129,8 @@ class Prepared:
     expected: Any
     #: An accumulator's rows (the subject is then their column `v`).
     rows: tuple[Any, ...] | None = None
+    #: A row-scope case's fields (upstream's record values), as typed literals.
+    fields: tuple[tuple[str, exp.Expr], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,8 @@ def prepare(case: Case) -> Prepared | Outside:
         return _prepare_accumulator(case, found)
     if case.value == _KEYWORD_BLANK or case.expected == _KEYWORD_BLANK:
         return Outside(case, "the (blank) keyword is no cell value")
+    if "value" in {kind.rstrip("?*") for kind in found.parameters}:
+        return _prepare_expressions(case, found)
     value = _sentinel(case.value)
     family = value_family(value)
     if found.reads == "text" and family == "number":
@@ -273,14 +277,42 @@ def prepare(case: Case) -> Prepared | Outside:
     return Prepared(case, program, subject_literal(value, found.reads), result_family, expected)
 
 
+def _prepare_expressions(case: Case, found: Operation) -> Prepared | Outside:
+    """An operation whose parameters are expressions (`coalesce`): upstream writes them as
+    program text (`[name]`, `"Anonymous"`), read against a record value (row scope)."""
+    record = case.value if isinstance(case.value, dict) else {}
+    families = {value_family(_sentinel(item)) for item in record.values()} - {None}
+    family = families.pop() if len(families) == 1 else "text"  # of the columns, NULLs too
+    fields = tuple((name, subject_literal(_sentinel(item), family))
+                   for name, item in record.items())
+    text = f"{case.operator}({', '.join(str(p) for p in case.parameters or ())})"
+    try:
+        program = parse(Payload("1", "expression", "row" if record else "value", text))
+        render(program, get_dialect("duckdb"), subject=subject_literal(None, "text"),
+               fields=dict(fields), variable=_variable,
+               field_families=_field_families(fields, family))
+    except ExpressifError as error:
+        return Outside(case, f"{error.code}: {error.message}")
+    return Prepared(case, program, subject_literal(None, "text"), family,
+                    _sentinel(case.expected), fields=fields)
+
+
+def _field_families(fields: tuple[tuple[str, exp.Expr], ...],
+                    family: str) -> dict[str, Family | None]:
+    typed = {"text": Family.TEXT, "number": Family.NUMBER, "boolean": Family.BOOLEAN,
+             "temporal": Family.TEMPORAL}.get(family)
+    return {name: typed for name, _literal in fields}
+
+
 def _variable(name: str) -> exp.Expr:
     raise AssertionError(f"no variable @{name} in a conformance case")
 
 
 def expression(prepared: Prepared, dialect: Dialect) -> exp.Expr:
     if prepared.rows is None:
-        return render(prepared.program, dialect, subject=prepared.subject, fields={},
-                      variable=_variable)
+        return render(prepared.program, dialect, subject=prepared.subject,
+                      fields=dict(prepared.fields), variable=_variable,
+                      field_families=_field_families(prepared.fields, prepared.family))
     aggregate = render_accumulator(prepared.program, dialect, subject=prepared.subject,
                                    fields={}, variable=_variable)
     reads = ACCUMULATORS[prepared.case.operator].reads
