@@ -7,7 +7,6 @@ engine fails (integration/conftest.py)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +14,8 @@ import duckdb
 import pytest
 
 from packata_sql.catalog.expressif import supported
+from packata_sql.sessions.base import open_session
+from packata_sql.sessions.endpoint import Endpoint
 from tests.expressif.harness import (
     ENGINES,
     expected_unsupported,
@@ -28,10 +29,15 @@ Execute = Callable[[str], tuple[Any, ...]]
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> Iterator[tuple[str, Execute]]:
     name = request.param
-    if name in ("duckdb", "sqlite"):
-        embedded: Any = duckdb.connect() if name == "duckdb" else sqlite3.connect(":memory:")
+    if name == "duckdb":
+        embedded: Any = duckdb.connect()
         yield name, lambda sql: tuple(embedded.execute(sql).fetchone())
         embedded.close()
+    elif name == "sqlite":
+        # The run's own session: it registers the `regexp` function patterns call.
+        session = open_session(Endpoint("sqlite", ":memory:"), trust_environment=False)
+        yield name, lambda sql: tuple(session.fetch_row(sql, 60))
+        session.close()
     elif name == "spark":
         session = request.getfixturevalue("spark").admin()
         yield name, lambda sql: tuple(session.sql(sql).collect()[0])

@@ -5,12 +5,15 @@ from __future__ import annotations
 import sqlglot.expressions as exp
 
 from packata_sql.catalog.expressif_operations import (
+    WHITESPACE,
     Operation,
     Render,
     Rendering,
     as_boolean,
+    blank,
     is_null,
     paren,
+    remove_all,
 )
 from packata_sql.catalog.expressif_predicates import no_temporal
 from packata_sql.dialects import Dialect
@@ -26,9 +29,6 @@ def _times(r: Rendering) -> exp.Expr:
     return exp.Mul(this=paren(r.value(0)), expression=paren(r.value(1)))
 
 
-#: What .NET's `char.IsWhiteSpace` (and so `String.Trim`) treats as white space.
-WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
-              + "\u2028\u2029\u202f\u205f\u3000")
 _EMPTY = exp.Literal.string("")
 _NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
              "U+FFFF is two)")
@@ -54,17 +54,6 @@ def _or_empty(value: exp.Expr) -> exp.Expr:
 
 def _concat(left: exp.Expr, right: exp.Expr) -> exp.Expr:
     return exp.DPipe(this=left, expression=right, safe=False)
-
-
-def _remove_all(value: exp.Expr, characters: str) -> exp.Expr:
-    for character in characters:
-        value = exp.func("REPLACE", value, exp.Literal.string(character), _EMPTY.copy())
-    return value
-
-
-def _blank(r: Rendering, value: exp.Expr) -> exp.Expr:
-    return exp.EQ(this=r.dialect.char_length(_remove_all(value, WHITESPACE)),
-                  expression=exp.Literal.number(0))
 
 
 def _last_chars(r: Rendering, value: exp.Expr) -> exp.Expr:
@@ -128,7 +117,7 @@ def _pad(side: str) -> Render:
             this=r.dialect.char_length(value.copy()), expression=exp.Literal.number(0)))
         return exp.Case(ifs=[
             exp.If(this=nothing, true=repeat(exp.Literal.number(width))),
-            exp.If(this=_blank(r, value.copy()), true=value.copy()),
+            exp.If(this=blank(r, value.copy()), true=value.copy()),
             exp.If(this=exp.GTE(this=length.copy(), expression=exp.Literal.number(width)),
                    true=value.copy()),
         ], default=padded)
@@ -189,11 +178,11 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
     "trim": Operation("text", "text", lambda r, v: exp.Trim(
         this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
         problem=lambda d: d.trim_set_problem()),
-    "without-whitespaces": Operation("text", "text", lambda r, v: _remove_all(v, WHITESPACE)),
+    "without-whitespaces": Operation("text", "text", lambda r, v: remove_all(v, WHITESPACE)),
     "whitespaces-to-empty": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
-        this=_blank(r, v), true=_EMPTY.copy())], default=v)),
+        this=blank(r, v), true=_EMPTY.copy())], default=v)),
     "whitespaces-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
-        this=_blank(r, v), true=exp.Null())], default=v)),
+        this=blank(r, v), true=exp.Null())], default=v)),
     "append": Operation("text", "text", lambda r, v: _concat(
         _or_empty(v), _or_empty(r.value(0))), ("text",)),
     "prepend": Operation("text", "text", lambda r, v: _concat(

@@ -80,6 +80,16 @@ class Rendering:
                                  "in the program, not a variable or a longer text")
         return text
 
+    def text(self, index: int) -> str:
+        """A text literal argument, as the compile-time text it is."""
+        argument = self.arguments[index]
+        literal = argument.expression if isinstance(argument, Typed) else None
+        if not isinstance(literal, exp.Literal) or not literal.is_string:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes a text written in the program, not a "
+                                 "variable")
+        return str(literal.this)
+
     def interval(self, index: int) -> Interval:
         argument = self.arguments[index]
         assert isinstance(argument, Interval)
@@ -205,5 +215,22 @@ def mod(value: exp.Expr, modulus: exp.Expr) -> exp.Expr:
 
 def is_null(value: exp.Expr) -> exp.Expr:
     return exp.Is(this=value, expression=exp.Null())
+
+
+#: What .NET's `char.IsWhiteSpace` (and so `String.Trim`) treats as white space.
+WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+              + "\u2028\u2029\u202f\u205f\u3000")
+
+
+def remove_all(value: exp.Expr, characters: str) -> exp.Expr:
+    for character in characters:
+        value = exp.func("REPLACE", value, exp.Literal.string(character), exp.Literal.string(""))
+    return value
+
+
+def blank(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """Nothing but .NET white space (empty included)."""
+    return exp.EQ(this=r.dialect.char_length(remove_all(value, WHITESPACE)),
+                  expression=exp.Literal.number(0))
 
 

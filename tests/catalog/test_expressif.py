@@ -217,6 +217,41 @@ def test_coalesce_reads_the_row_not_the_piped_value(engine: str) -> None:
     assert [row[0] for row in table(engine).execute(sql).fetchall()] == [10, -1, 0, 1]
 
 
+@pytest.mark.parametrize(("pattern", "phrase"), [
+    ("^[A-Z]+$", "host culture"),  # .NET ignores case by the host's culture (i/İ, Kelvin)
+    ("^[!-~]+$", "host culture"),  # a range holding letters
+    ("^\\d+$", "escape \\d"),  # Unicode digits in .NET
+    ("^[0-9].$", "'.'"),  # one UTF-16 code unit in .NET
+    ("^[^0-9]+$", "negated class"),
+    ("^[0-9]$|^-$", "'$' anywhere"),  # before a final new line in .NET: only rewritten last
+    ("(?=1)[0-9]", "(?"),
+])
+def test_matches_regex_outside_the_exact_subset_is_a_finding(pattern: str, phrase: str) -> None:
+    with pytest.raises(ExpressifError) as caught:
+        render(program(f"matches-regex(`{pattern}`)"), get_dialect("duckdb"),
+               subject=column("label"), fields={}, variable=no_variable)
+    assert caught.value.code == "expressif-argument"
+    assert phrase in caught.value.message
+
+
+def test_matches_regex_goes_through_the_backtracking_guard() -> None:
+    """A backtracking matcher (MariaDB's PCRE, Spark's Java) refuses a nested repetition;
+    RE2 (DuckDB) and PostgreSQL run it."""
+    text = "matches-regex(`^(?:[0-9]+)+$`)"
+    for engine in ("mysql", "spark"):
+        with pytest.raises(UnsupportedOnEngine) as caught:
+            render(program(text), get_dialect(engine), subject=column("label"), fields={},
+                   variable=no_variable)
+        assert "backtracking" in caught.value.message
+    for engine in ("duckdb", "postgres"):
+        render(program(text), get_dialect(engine), subject=column("label"), fields={},
+               variable=no_variable)
+    with pytest.raises(ExpressifError) as variable:
+        render(program("matches-regex(@pattern)"), get_dialect("duckdb"),
+               subject=column("label"), fields={}, variable=lambda n: exp.Placeholder())
+    assert "not a variable" in variable.value.message
+
+
 def test_supported_lists_what_renders_on_each_engine() -> None:
     duckdb_ops, sqlite_ops = supported("duckdb"), supported("sqlite")
     assert duckdb_ops["positive"] == "portable"
