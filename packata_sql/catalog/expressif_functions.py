@@ -124,6 +124,58 @@ def _pad(side: str) -> Render:
     return render
 
 
+_STAR = "*"
+
+
+def _mask_char(value: exp.Expr, position: int) -> exp.Expr:
+    return exp.Substring(this=value.copy(), start=exp.Literal.number(position),
+                         length=exp.Literal.number(1))
+
+
+def _text_to_mask(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """Each `*` of the mask (written in the program) is the value's next character, or stays
+    `*` once the value is used up; NULL stays NULL, empty and blank give the mask."""
+    mask = r.text(0)
+    pieces: list[exp.Expr] = []
+    taken = 0
+    for char in mask:
+        if char != _STAR:
+            pieces.append(exp.Literal.string(char))
+            continue
+        taken += 1
+        pieces.append(exp.Case(ifs=[exp.If(this=exp.GTE(
+            this=r.dialect.char_length(value.copy()), expression=exp.Literal.number(taken)),
+            true=_mask_char(value, taken))], default=exp.Literal.string(_STAR)))
+    masked: exp.Expr = pieces[0] if pieces else _EMPTY.copy()
+    for piece in pieces[1:]:
+        masked = _concat(masked, piece)
+    return exp.Case(ifs=[exp.If(this=is_null(value.copy()), true=exp.Null()),
+                         exp.If(this=blank(r, value.copy()), true=exp.Literal.string(mask))],
+                    default=masked)
+
+
+def _mask_to_text(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """What `text-to-mask` read: the characters at the mask's `*` (a `*` there is dropped),
+    NULL when the length or a fixed character of the mask differs (compared binary)."""
+    mask = r.text(0)
+    only_stars = mask.replace(_STAR, "") == ""
+    fixed = [r.dialect.text_equals(_mask_char(value, i), char)
+             for i, char in enumerate(mask, start=1) if char != _STAR]
+    kept = [exp.func("REPLACE", _mask_char(value, i), exp.Literal.string(_STAR), _EMPTY.copy())
+            for i, char in enumerate(mask, start=1) if char == _STAR]
+    text: exp.Expr = kept[0] if kept else _EMPTY.copy()
+    for piece in kept[1:]:
+        text = _concat(text, piece)
+    length = exp.EQ(this=r.dialect.char_length(value.copy()),
+                    expression=exp.Literal.number(len(mask)))
+    matching = exp.and_(length, *fixed) if fixed else length
+    return exp.Case(ifs=[
+        exp.If(this=is_null(value.copy()), true=exp.Null()),
+        exp.If(this=blank(r, value.copy()), true=value.copy() if only_stars else exp.Null()),
+        exp.If(this=exp.paren(matching, copy=False), true=text),
+    ], default=exp.Null())
+
+
 def _utf16_problem(dialect: Dialect) -> str | None:
     return None if dialect.utf16_length(exp.Null()) is not None else _NO_UTF16
 
@@ -213,6 +265,8 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
                            problem=_utf16_problem),
     "pad-center": Operation("text", "text", _pad("center"), ("integer", "text"),
                             per_dialect=True, problem=_utf16_problem),
+    "text-to-mask": Operation("text", "text", _text_to_mask, ("text",)),
+    "mask-to-text": Operation("text", "text", _mask_to_text, ("text",), per_dialect=True),
 }
 
 _TEMPORAL_FUNCTIONS: dict[str, Operation] = {
