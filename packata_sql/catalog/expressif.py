@@ -42,7 +42,8 @@ from packata_sql.catalog.expressif_operations import (
 from packata_sql.catalog.expressif_predicates import PREDICATES
 from packata_sql.dialects import Dialect, Family, get_dialect
 
-__all__ = ["UnsupportedOnEngine", "input_family", "render", "render_accumulator", "supported"]
+__all__ = ["UnsupportedOnEngine", "input_family", "render", "render_accumulator",
+           "result_family", "supported"]
 
 _FAMILY_NAMES = {Family.TEXT: "text", Family.NUMBER: "number", Family.BOOLEAN: "boolean",
                  Family.TEMPORAL: "temporal"}
@@ -65,7 +66,23 @@ def render(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
     and `fields` (physical columns by `[name]`): a predicate is a boolean that is never NULL,
     an expression a value. `variable(name)` makes the bound-parameter node for `@name`;
     `subject_family`, when known, is checked against what the first operation reads."""
+    return _render(program, _context(dialect, subject, fields, variable, subject_family,
+                                     field_families)).expression
+
+
+def result_family(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
+                  fields: Mapping[str, exp.Expr], variable: Callable[[str], exp.Expr],
+                  subject_family: Family | None = None,
+                  field_families: Mapping[str, Family | None] | None = None) -> str:
+    """What the program computes: text, number, boolean, temporal, or any (not known before
+    the engine runs it); rendering findings as `render` and `render_accumulator` raise them."""
     context = _context(dialect, subject, fields, variable, subject_family, field_families)
+    if program.accumulator is not None:
+        return _render_accumulator(program, context).family
+    return _render(program, context).family
+
+
+def _render(program: Program, context: _Context) -> Typed:
     if program.accumulator is not None:
         raise ExpressifError("expressif-scope",
                              f"'{program.accumulator.written}' accumulates rows; render the "
@@ -73,10 +90,11 @@ def render(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
                              program.accumulator.name)
     body = program.body
     if isinstance(body, Pipeline):
-        return _pipeline(context, body, context.subject).expression
+        return _pipeline(context, body, context.subject)
     if isinstance(body, Rooted):
-        return _predication(context, body.predication, _argument_value(context, body.root))
-    return _predication(context, body, context.subject)
+        return Typed(_predication(context, body.predication,
+                                  _argument_value(context, body.root)), "boolean")
+    return Typed(_predication(context, body, context.subject), "boolean")
 
 
 def render_accumulator(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
@@ -85,12 +103,16 @@ def render_accumulator(program: Program, dialect: Dialect, *, subject: exp.Expr 
                        field_families: Mapping[str, Family | None] | None = None) -> exp.Expr:
     """A dataset program as one scalar aggregate over the object's rows: the per-row pipe
     before the accumulator is applied to `subject` (or its `[field]` root), then folded."""
+    return _render_accumulator(program, _context(dialect, subject, fields, variable,
+                                                 subject_family, field_families)).expression
+
+
+def _render_accumulator(program: Program, context: _Context) -> Typed:
     accumulator = program.accumulator
     if accumulator is None or not isinstance(program.body, Pipeline):
         raise ExpressifError("expressif-scope",
                              "a dataset program must end in an accumulator (count, sum, min, "
                              "max, any, every)")
-    context = _context(dialect, subject, fields, variable, subject_family, field_families)
     per_row = program.body.members[:-1]
     start = (_argument_value(context, program.body.root) if program.body.root is not None
              else context.subject)
@@ -100,7 +122,7 @@ def render_accumulator(program: Program, dialect: Dialect, *, subject: exp.Expr 
     else:
         value = _pipeline(context, Pipeline(None, per_row), start)
     operation = ACCUMULATORS[accumulator.name]
-    return _apply(context, operation, accumulator, value).expression
+    return _apply(context, operation, accumulator, value)
 
 
 def supported(dialect_name: str) -> Mapping[str, str]:
