@@ -223,10 +223,10 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
     "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)),
         true=exp.Null())], default=v)),
-    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=v),
-                       problem=lambda d: d.case_mapping_problem(upper=False)),
-    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=v),
-                       problem=lambda d: d.case_mapping_problem(upper=True)),
+    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=r.dialect.case_mapped(v)),
+                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=False)),
+    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=r.dialect.case_mapped(v)),
+                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=True)),
     "trim": Operation("text", "text", lambda r, v: exp.Trim(
         this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
         problem=lambda d: d.trim_set_problem()),
