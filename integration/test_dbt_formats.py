@@ -195,3 +195,18 @@ def test_expressif_rules_are_columns_of_the_gate_scan(project: Project) -> None:
     assert bad.statuses == {"orders": "error"}
     empty = project.invoke("--select", "orders", defects=("empty",)).rules()
     assert empty["amount_positive"] == ("inconclusive", None, "empty-population")
+
+
+def test_postgres_binds_expressif_variables_in_the_gate_scan(
+        postgres: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """psycopg2 reads the scan's `%s` markers (and its `%%`) with the values the runtime
+    binds: the rule's argument and the var packata_sql_params."""
+    from .dbt_harness import projects
+
+    for project in projects("postgres", tmp_path_factory.mktemp("dbt_expressif_pg"), postgres):
+        code, plan = _generate(project, "orders.expressif.odcs.yaml", json.dumps(EXPRESSIF))
+        assert code == 0 and "\\u0025s" in plan  # %s, escaped in the generated JSON
+        rules = project.invoke("--select", "orders").rules()
+        assert rules["above_min"] == rules["above_param"] == ("passed", [0, 1], None)
+        assert rules["above_unbound"] == ("skipped", None, "missing-parameter")
+        assert rules["total"][0] == "passed"
