@@ -82,9 +82,10 @@ class Project:
     @property
     def defaults(self) -> dict[str, Any]:
         """The vars of most runs: SQL rules may run (DuckDB needs trust; PostgreSQL's default
-        login is a plain schema owner) and min_amount has a value."""
+        login is a plain schema owner), min_amount (a SQL rule's) and floor (an Expressif
+        rule's @floor) have a value."""
         trust = {"packata_sql_trust_environment": True} if self.target == "duckdb" else {}
-        return {"packata_sql_params": {"min_amount": 0}, **trust}
+        return {"packata_sql_params": {"min_amount": 0, "floor": 0}, **trust}
 
     def generate(self, *extra: str) -> int:
         contracts = [str(self.root / CONTRACT)]

@@ -162,13 +162,16 @@ EXPRESSIF = {
     ], "properties": [{"name": "amount", "logicalType": "number", "quality": [
         _expressif("amount_positive", "positive", "value"),
         _expressif("above_min", "greater-than(@min)", "value", arguments={"min": 0}),
+        _expressif("above_param", "greater-than(@floor)", "value"),
+        _expressif("above_unbound", "greater-than(@nowhere)", "value"),
     ]}]}],
 }
 
 
 def test_expressif_rules_are_columns_of_the_gate_scan(project: Project) -> None:
     """Expressif value, row and dataset rules ride in the hook's one fused scan like library
-    rules; the gate has no caller to supply an observation or bind a variable."""
+    rules, their variables bound by the driver as `check` binds them (the rule's `arguments`,
+    else the var packata_sql_params); the gate has no caller to supply an observation."""
     code, plan = _generate(project, "orders.expressif.odcs.yaml", json.dumps(EXPRESSIF))
     assert code == 0 and "packata_plan__orders" in plan
     good = project.invoke("--select", "orders")
@@ -176,17 +179,34 @@ def test_expressif_rules_are_columns_of_the_gate_scan(project: Project) -> None:
     assert {key: rules[key][0] for key in rules} == {
         "volume": "passed", "row_positive": "passed", "total": "passed",
         "every_positive": "passed", "observed": "inconclusive", "amount_positive": "passed",
-        "above_min": "skipped"}
+        "above_min": "passed", "above_param": "passed", "above_unbound": "skipped"}
     assert rules["amount_positive"] == ("passed", [0, 1], None)  # no violation by default
     assert rules["every_positive"] == ("passed", True, None)
     assert rules["observed"][2] == "no-observation"
-    assert rules["above_min"][2] == "variable-not-bound-in-dbt"
+    assert rules["above_unbound"][2] == "missing-parameter"
+    assert '_min": 0' in plan and '"floor"' in plan  # values and names, bound; never SQL text
     bad = project.invoke("--select", "orders", defects=("neg",))  # order 3 is -5.00
     rules = bad.rules()
     assert rules["amount_positive"] == ("failed", [1, 1], None)
     assert rules["row_positive"] == ("failed", [1, 1], None)
+    assert rules["above_min"] == rules["above_param"] == ("failed", [1, 1], None)
     assert rules["every_positive"] == ("failed", False, None)
     assert rules["total"][0] == "failed"  # 47, not 55
     assert bad.statuses == {"orders": "error"}
     empty = project.invoke("--select", "orders", defects=("empty",)).rules()
     assert empty["amount_positive"] == ("inconclusive", None, "empty-population")
+
+
+def test_postgres_binds_expressif_variables_in_the_gate_scan(
+        postgres: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """psycopg2 reads the scan's `%s` markers (and its `%%`) with the values the runtime
+    binds: the rule's argument and the var packata_sql_params."""
+    from .dbt_harness import projects
+
+    for project in projects("postgres", tmp_path_factory.mktemp("dbt_expressif_pg"), postgres):
+        code, plan = _generate(project, "orders.expressif.odcs.yaml", json.dumps(EXPRESSIF))
+        assert code == 0 and "\\u0025s" in plan  # %s, escaped in the generated JSON
+        rules = project.invoke("--select", "orders").rules()
+        assert rules["above_min"] == rules["above_param"] == ("passed", [0, 1], None)
+        assert rules["above_unbound"] == ("skipped", None, "missing-parameter")
+        assert rules["total"][0] == "passed"

@@ -7,14 +7,16 @@ engine fails (integration/conftest.py)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import duckdb
 import pytest
+import sqlglot.expressions as exp
 
 from packata_sql.catalog.expressif import supported
+from packata_sql.sessions.base import open_session
+from packata_sql.sessions.endpoint import Endpoint
 from tests.expressif.harness import (
     ENGINES,
     expected_unsupported,
@@ -28,10 +30,15 @@ Execute = Callable[[str], tuple[Any, ...]]
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> Iterator[tuple[str, Execute]]:
     name = request.param
-    if name in ("duckdb", "sqlite"):
-        embedded: Any = duckdb.connect() if name == "duckdb" else sqlite3.connect(":memory:")
+    if name == "duckdb":
+        embedded: Any = duckdb.connect()
         yield name, lambda sql: tuple(embedded.execute(sql).fetchone())
         embedded.close()
+    elif name == "sqlite":
+        # The run's own session: it registers the `regexp` function patterns call.
+        session = open_session(Endpoint("sqlite", ":memory:"), trust_environment=False)
+        yield name, lambda sql: tuple(session.fetch_row(sql, 60))
+        session.close()
     elif name == "spark":
         session = request.getfixturevalue("spark").admin()
         yield name, lambda sql: tuple(session.sql(sql).collect()[0])
@@ -76,3 +83,30 @@ def test_every_operation_supported_on_the_engine_is_run(engine: tuple[str, Execu
         keys = {f"{kind}:{bare}"} if kind else {f"function:{bare}", f"predicate:{bare}"}
         assert keys & with_cases, f"{operation} has no conformance case"
         assert not keys & set(listed), f"{operation} is both supported and refused on {name}"
+
+
+def test_postgres_case_mapping_ignores_the_collation_and_the_database_locale(
+        postgres: Any) -> None:
+    """LOWER and UPPER follow their input's collation (the database's LC_CTYPE by default):
+    under "C" they map ASCII letters only. The rendering asks for Unicode's simple mapping
+    explicitly, so a "C" column (or database) maps 'É' and keeps 'ß' as .NET does."""
+    from packata_sql.authored.expressif import Payload, parse
+    from packata_sql.catalog.expressif import render
+    from packata_sql.dialects import get_dialect
+
+    dialect = get_dialect("postgres")
+    cells = []
+    for text, value in (("lower", "ÉCOLE ΑΒΓ"), ("upper", "straße é")):
+        under_c = exp.Collate(this=exp.cast(exp.Literal.string(value), exp.DataType.build("TEXT")),
+                              expression=exp.Identifier(this="C", quoted=True))
+        cells.append(render(parse(Payload("1", "expression", "value", text)), dialect,
+                            subject=under_c, fields={}, variable=lambda n: exp.Null()))
+    connection = postgres.connect()
+    try:
+        cursor = connection.cursor()
+        cursor.execute(dialect.render(exp.select(*cells)))
+        assert cursor.fetchone() == ("école αβγ", "STRAßE É")
+        cursor.execute("SELECT LOWER(CAST('ÉCOLE' AS TEXT) COLLATE \"C\")")
+        assert cursor.fetchone() == ("École",)  # what the plain rendering gave under "C"
+    finally:
+        connection.close()

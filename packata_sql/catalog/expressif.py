@@ -42,7 +42,8 @@ from packata_sql.catalog.expressif_operations import (
 from packata_sql.catalog.expressif_predicates import PREDICATES
 from packata_sql.dialects import Dialect, Family, get_dialect
 
-__all__ = ["UnsupportedOnEngine", "input_family", "render", "render_accumulator", "supported"]
+__all__ = ["UnsupportedOnEngine", "input_family", "render", "render_accumulator",
+           "result_family", "supported"]
 
 _FAMILY_NAMES = {Family.TEXT: "text", Family.NUMBER: "number", Family.BOOLEAN: "boolean",
                  Family.TEMPORAL: "temporal"}
@@ -65,7 +66,23 @@ def render(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
     and `fields` (physical columns by `[name]`): a predicate is a boolean that is never NULL,
     an expression a value. `variable(name)` makes the bound-parameter node for `@name`;
     `subject_family`, when known, is checked against what the first operation reads."""
+    return _render(program, _context(dialect, subject, fields, variable, subject_family,
+                                     field_families)).expression
+
+
+def result_family(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
+                  fields: Mapping[str, exp.Expr], variable: Callable[[str], exp.Expr],
+                  subject_family: Family | None = None,
+                  field_families: Mapping[str, Family | None] | None = None) -> str:
+    """What the program computes: text, number, boolean, temporal, or any (not known before
+    the engine runs it); rendering findings as `render` and `render_accumulator` raise them."""
     context = _context(dialect, subject, fields, variable, subject_family, field_families)
+    if program.accumulator is not None:
+        return _render_accumulator(program, context).family
+    return _render(program, context).family
+
+
+def _render(program: Program, context: _Context) -> Typed:
     if program.accumulator is not None:
         raise ExpressifError("expressif-scope",
                              f"'{program.accumulator.written}' accumulates rows; render the "
@@ -73,10 +90,11 @@ def render(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
                              program.accumulator.name)
     body = program.body
     if isinstance(body, Pipeline):
-        return _pipeline(context, body, context.subject).expression
+        return _pipeline(context, body, context.subject)
     if isinstance(body, Rooted):
-        return _predication(context, body.predication, _argument_value(context, body.root))
-    return _predication(context, body, context.subject)
+        return Typed(_predication(context, body.predication,
+                                  _argument_value(context, body.root)), "boolean")
+    return Typed(_predication(context, body, context.subject), "boolean")
 
 
 def render_accumulator(program: Program, dialect: Dialect, *, subject: exp.Expr | None,
@@ -85,12 +103,16 @@ def render_accumulator(program: Program, dialect: Dialect, *, subject: exp.Expr 
                        field_families: Mapping[str, Family | None] | None = None) -> exp.Expr:
     """A dataset program as one scalar aggregate over the object's rows: the per-row pipe
     before the accumulator is applied to `subject` (or its `[field]` root), then folded."""
+    return _render_accumulator(program, _context(dialect, subject, fields, variable,
+                                                 subject_family, field_families)).expression
+
+
+def _render_accumulator(program: Program, context: _Context) -> Typed:
     accumulator = program.accumulator
     if accumulator is None or not isinstance(program.body, Pipeline):
         raise ExpressifError("expressif-scope",
                              "a dataset program must end in an accumulator (count, sum, min, "
                              "max, any, every)")
-    context = _context(dialect, subject, fields, variable, subject_family, field_families)
     per_row = program.body.members[:-1]
     start = (_argument_value(context, program.body.root) if program.body.root is not None
              else context.subject)
@@ -100,7 +122,7 @@ def render_accumulator(program: Program, dialect: Dialect, *, subject: exp.Expr 
     else:
         value = _pipeline(context, Pipeline(None, per_row), start)
     operation = ACCUMULATORS[accumulator.name]
-    return _apply(context, operation, accumulator, value).expression
+    return _apply(context, operation, accumulator, value)
 
 
 def supported(dialect_name: str) -> Mapping[str, str]:
@@ -129,7 +151,8 @@ def input_family(program: Program) -> str:
         first = body.members[0]
         table = ACCUMULATORS if first.kind == "accumulator" else (
             PREDICATES if first.kind == "predicate" else FUNCTIONS)
-        return table[first.name].reads if first.name in table else "any"
+        reads = table[first.name].reads if first.name in table else "any"
+        return "any" if reads == "nothing" else reads
     if isinstance(body, Rooted):
         return "any"
     return _predication_reads(body)
@@ -194,6 +217,8 @@ def _combine(node: Combination, left: exp.Expr, right: exp.Expr) -> exp.Expr:
 
 
 def _apply(context: _Context, operation: Operation, call: Call, value: Typed | None) -> Typed:
+    if value is None and operation.reads == "nothing":
+        value = Typed(exp.Null(), "any")  # the operation reads only its arguments
     if value is None:
         raise ExpressifError("expressif-scope",
                              f"'{call.written}' has no value to read: in row scope start the "
@@ -203,7 +228,7 @@ def _apply(context: _Context, operation: Operation, call: Call, value: Typed | N
         raise UnsupportedOnEngine(
             f"'{call.written}' cannot keep the language's meaning on {context.dialect.name}: "
             f"{refusal}", call.name)
-    if operation.reads not in ("any", value.family) and value.family != "any":
+    if operation.reads not in ("any", "nothing", value.family) and value.family != "any":
         raise ExpressifError("expressif-type",
                              f"'{call.written}' reads {operation.reads}, but it is given "
                              f"{value.family}; Expressif's implicit conversions are not compiled "
@@ -211,24 +236,64 @@ def _apply(context: _Context, operation: Operation, call: Call, value: Typed | N
     arguments = _arguments(context, operation, call, value)
     rendering = Rendering(context.dialect, call.written, arguments)
     expression = operation.render(rendering, value.expression)
+    if operation.returns == "arguments":
+        return Typed(expression, _one_family(call, arguments))
     family = value.family if operation.returns == "same" else operation.returns
     return Typed(expression, family)
+
+
+def _one_family(call: Call, arguments: tuple[object, ...]) -> str:
+    """What arguments of any family share (`coalesce`): one SQL type, never a silent cast."""
+    families = {a.family for a in arguments if isinstance(a, Typed)} - {"any"}
+    if len(families) > 1:
+        raise ExpressifError("expressif-type",
+                             f"the arguments of '{call.written}' are {' and '.join(sorted(families))}"
+                             "; SQL needs them of one type (no silent casts)", call.name)
+    return families.pop() if families else "any"
 
 
 def _arguments(context: _Context, operation: Operation, call: Call,
                value: Typed) -> tuple[object, ...]:
     given = call.arguments
-    required = [p for p in operation.parameters if not p.endswith("?")]
-    if not len(required) <= len(given) <= len(operation.parameters):
-        count = (str(len(required)) if len(required) == len(operation.parameters)
-                 else f"{len(required)} to {len(operation.parameters)}")
+    parameters = operation.parameters
+    required = [p for p in parameters if not p.endswith(("?", "*"))]
+    variadic = bool(parameters) and parameters[-1].endswith("*")
+    if variadic:
+        parameters = parameters[:-1] + (parameters[-1],) * max(len(given) - len(parameters) + 1, 0)
+    if not len(required) <= len(given) <= len(parameters):
+        count = (f"{len(required)} or more" if variadic
+                 else str(len(required)) if len(required) == len(parameters)
+                 else f"{len(required)} to {len(parameters)}")
         raise ExpressifError("expressif-argument",
                              f"'{call.written}' takes {count} argument(s), not {len(given)}",
                              call.name)
+    kinds = [kind.rstrip("?*") for kind in parameters]
+    if "value" in kinds:
+        kinds = _value_kinds(context, kinds, given)
     values: list[object] = []
-    for kind, argument in zip(operation.parameters, given, strict=False):
-        values.append(_argument(context, call, kind.rstrip("?"), argument, value))
+    for kind, argument in zip(kinds, given, strict=False):
+        values.append(_argument(context, call, kind, argument, value))
     return tuple(values)
+
+
+def _value_kinds(context: _Context, kinds: list[str], given: tuple[Argument, ...]) -> list[str]:
+    """A `value` parameter takes any family; an unquoted literal there is read as the family
+    of the other arguments (`coalesce([amount], 0)`: a number), else as text."""
+    families = {_argument_value(context, a).family for k, a in zip(kinds, given, strict=False)
+                if k == "value" and not isinstance(a, Literal)}
+    known = families - {"any"}
+    if len(known) == 1:
+        literal = known.pop()
+    elif "any" in families and any(isinstance(a, Literal) and not a.quoted and a.text != "(null)"
+                                   for a in given):
+        raise ExpressifError("expressif-type",
+                             "an unquoted literal beside fields of unknown type could be read "
+                             "as text or as a number: declare the fields' logicalType, or quote "
+                             "a text (`\"n/a\"`)")
+    else:
+        literal = "text"
+    return [("any" if not isinstance(a, Literal) else literal if not a.quoted else "text")
+            if k == "value" else k for k, a in zip(kinds, given, strict=False)]
 
 
 def _argument(context: _Context, call: Call, kind: str, argument: Argument,
@@ -250,7 +315,7 @@ def _argument(context: _Context, call: Call, kind: str, argument: Argument,
     if isinstance(argument, Literal):
         return Typed(_literal(call, kind, argument), kind)
     typed = _argument_value(context, argument)
-    if kind in ("integer", "number") and typed.family in ("number", "any"):
+    if kind == "any" or (kind in ("integer", "number") and typed.family in ("number", "any")):
         return typed
     if typed.family not in ("any", kind):
         raise ExpressifError("expressif-type",

@@ -5,13 +5,18 @@ from __future__ import annotations
 import sqlglot.expressions as exp
 
 from packata_sql.catalog.expressif_operations import (
+    WHITESPACE,
     Operation,
     Render,
     Rendering,
     as_boolean,
+    blank,
+    is_null,
     paren,
+    remove_all,
 )
 from packata_sql.catalog.expressif_predicates import no_temporal
+from packata_sql.dialects import Dialect
 
 
 def _unary(node: type[exp.Func]) -> Render:
@@ -24,9 +29,6 @@ def _times(r: Rendering) -> exp.Expr:
     return exp.Mul(this=paren(r.value(0)), expression=paren(r.value(1)))
 
 
-#: What .NET's `char.IsWhiteSpace` (and so `String.Trim`) treats as white space.
-WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
-              + "\u2028\u2029\u202f\u205f\u3000")
 _EMPTY = exp.Literal.string("")
 _NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
              "U+FFFF is two)")
@@ -52,17 +54,6 @@ def _or_empty(value: exp.Expr) -> exp.Expr:
 
 def _concat(left: exp.Expr, right: exp.Expr) -> exp.Expr:
     return exp.DPipe(this=left, expression=right, safe=False)
-
-
-def _remove_all(value: exp.Expr, characters: str) -> exp.Expr:
-    for character in characters:
-        value = exp.func("REPLACE", value, exp.Literal.string(character), _EMPTY.copy())
-    return value
-
-
-def _blank(r: Rendering, value: exp.Expr) -> exp.Expr:
-    return exp.EQ(this=r.dialect.char_length(_remove_all(value, WHITESPACE)),
-                  expression=exp.Literal.number(0))
 
 
 def _last_chars(r: Rendering, value: exp.Expr) -> exp.Expr:
@@ -96,6 +87,97 @@ def _count_substring(r: Rendering, value: exp.Expr) -> exp.Expr:
     return exp.Coalesce(this=exp.Case(ifs=[exp.If(this=nothing, true=exp.Literal.number(0))],
                                       default=count), expressions=[exp.Literal.number(0)])
 
+
+def _pad(side: str) -> Render:
+    """.NET `PadLeft`/`PadRight` (and Expressif's centring, the odd character on the right)
+    to a width counted in UTF-16 code units: NULL and empty become the width in pad
+    characters, a white-space-only text (Expressif's `(blank)`) and a text already as wide
+    are kept."""
+    def render(r: Rendering, value: exp.Expr) -> exp.Expr:
+        width = r.digits(0)
+        character = exp.Literal.string(r.character(1))
+        length = r.dialect.utf16_length(value)
+        assert length is not None  # refused beforehand (problem=_utf16_problem)
+        missing = exp.Sub(this=exp.Literal.number(width), expression=paren(length))
+
+        def repeat(count: exp.Expr) -> exp.Expr:
+            return exp.Repeat(this=character.copy(), times=count)
+
+        if side == "left":
+            padded = _concat(repeat(missing), value.copy())
+        elif side == "right":
+            padded = _concat(value.copy(), repeat(missing))
+        else:
+            half = exp.Floor(this=exp.Div(this=paren(missing.copy()),
+                                          expression=exp.Literal.number(2)))
+            left = exp.cast(half, exp.DataType.build("INT"))
+            right = exp.Sub(this=paren(missing.copy()), expression=paren(left.copy()))
+            padded = _concat(_concat(repeat(left), value.copy()), repeat(right))
+        nothing = exp.Or(this=is_null(value.copy()), expression=exp.EQ(
+            this=r.dialect.char_length(value.copy()), expression=exp.Literal.number(0)))
+        return exp.Case(ifs=[
+            exp.If(this=nothing, true=repeat(exp.Literal.number(width))),
+            exp.If(this=blank(r, value.copy()), true=value.copy()),
+            exp.If(this=exp.GTE(this=length.copy(), expression=exp.Literal.number(width)),
+                   true=value.copy()),
+        ], default=padded)
+    return render
+
+
+_STAR = "*"
+
+
+def _mask_char(value: exp.Expr, position: int) -> exp.Expr:
+    return exp.Substring(this=value.copy(), start=exp.Literal.number(position),
+                         length=exp.Literal.number(1))
+
+
+def _text_to_mask(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """Each `*` of the mask (written in the program) is the value's next character, or stays
+    `*` once the value is used up; NULL stays NULL, empty and blank give the mask."""
+    mask = r.text(0)
+    pieces: list[exp.Expr] = []
+    taken = 0
+    for char in mask:
+        if char != _STAR:
+            pieces.append(exp.Literal.string(char))
+            continue
+        taken += 1
+        pieces.append(exp.Case(ifs=[exp.If(this=exp.GTE(
+            this=r.dialect.char_length(value.copy()), expression=exp.Literal.number(taken)),
+            true=_mask_char(value, taken))], default=exp.Literal.string(_STAR)))
+    masked: exp.Expr = pieces[0] if pieces else _EMPTY.copy()
+    for piece in pieces[1:]:
+        masked = _concat(masked, piece)
+    return exp.Case(ifs=[exp.If(this=is_null(value.copy()), true=exp.Null()),
+                         exp.If(this=blank(r, value.copy()), true=exp.Literal.string(mask))],
+                    default=masked)
+
+
+def _mask_to_text(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """What `text-to-mask` read: the characters at the mask's `*` (a `*` there is dropped),
+    NULL when the length or a fixed character of the mask differs (compared binary)."""
+    mask = r.text(0)
+    only_stars = mask.replace(_STAR, "") == ""
+    fixed = [r.dialect.text_equals(_mask_char(value, i), char)
+             for i, char in enumerate(mask, start=1) if char != _STAR]
+    kept = [exp.func("REPLACE", _mask_char(value, i), exp.Literal.string(_STAR), _EMPTY.copy())
+            for i, char in enumerate(mask, start=1) if char == _STAR]
+    text: exp.Expr = kept[0] if kept else _EMPTY.copy()
+    for piece in kept[1:]:
+        text = _concat(text, piece)
+    length = exp.EQ(this=r.dialect.char_length(value.copy()),
+                    expression=exp.Literal.number(len(mask)))
+    matching = exp.and_(length, *fixed) if fixed else length
+    return exp.Case(ifs=[
+        exp.If(this=is_null(value.copy()), true=exp.Null()),
+        exp.If(this=blank(r, value.copy()), true=value.copy() if only_stars else exp.Null()),
+        exp.If(this=exp.paren(matching, copy=False), true=text),
+    ], default=exp.Null())
+
+
+def _utf16_problem(dialect: Dialect) -> str | None:
+    return None if dialect.utf16_length(exp.Null()) is not None else _NO_UTF16
 
 
 _NUMERIC_FUNCTIONS: dict[str, Operation] = {
@@ -135,24 +217,24 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
 _TEXT_FUNCTIONS: dict[str, Operation] = {
     "length": Operation("text", "number", lambda r, v: exp.Coalesce(
         this=r.dialect.utf16_length(v), expressions=[exp.Literal.number(0)]), per_dialect=True,
-        problem=lambda d: None if d.utf16_length(exp.Null()) is not None else _NO_UTF16),
+        problem=_utf16_problem),
     "null-to-empty": Operation("text", "text", lambda r, v: exp.Coalesce(
         this=v, expressions=[_EMPTY.copy()])),
     "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)),
         true=exp.Null())], default=v)),
-    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=v),
-                       problem=lambda d: d.case_mapping_problem(upper=False)),
-    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=v),
-                       problem=lambda d: d.case_mapping_problem(upper=True)),
+    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=r.dialect.case_mapped(v)),
+                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=False)),
+    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=r.dialect.case_mapped(v)),
+                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=True)),
     "trim": Operation("text", "text", lambda r, v: exp.Trim(
         this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
         problem=lambda d: d.trim_set_problem()),
-    "without-whitespaces": Operation("text", "text", lambda r, v: _remove_all(v, WHITESPACE)),
+    "without-whitespaces": Operation("text", "text", lambda r, v: remove_all(v, WHITESPACE)),
     "whitespaces-to-empty": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
-        this=_blank(r, v), true=_EMPTY.copy())], default=v)),
+        this=blank(r, v), true=_EMPTY.copy())], default=v)),
     "whitespaces-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
-        this=_blank(r, v), true=exp.Null())], default=v)),
+        this=blank(r, v), true=exp.Null())], default=v)),
     "append": Operation("text", "text", lambda r, v: _concat(
         _or_empty(v), _or_empty(r.value(0))), ("text",)),
     "prepend": Operation("text", "text", lambda r, v: _concat(
@@ -177,6 +259,14 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
     "replace-chars": Operation("text", "text", lambda r, v: exp.func(
         "REPLACE", v, r.value(0), r.value(1)), ("text", "text")),
     "count-substring": Operation("text", "number", _count_substring, ("text",)),
+    "pad-left": Operation("text", "text", _pad("left"), ("integer", "text"), per_dialect=True,
+                          problem=_utf16_problem),
+    "pad-right": Operation("text", "text", _pad("right"), ("integer", "text"), per_dialect=True,
+                           problem=_utf16_problem),
+    "pad-center": Operation("text", "text", _pad("center"), ("integer", "text"),
+                            per_dialect=True, problem=_utf16_problem),
+    "text-to-mask": Operation("text", "text", _text_to_mask, ("text",)),
+    "mask-to-text": Operation("text", "text", _mask_to_text, ("text",), per_dialect=True),
 }
 
 _TEMPORAL_FUNCTIONS: dict[str, Operation] = {
@@ -189,6 +279,11 @@ _TEMPORAL_FUNCTIONS: dict[str, Operation] = {
 
 _SPECIAL_FUNCTIONS: dict[str, Operation] = {
     "neutral": Operation("any", "same", lambda r, v: v),
+    # The first argument that is not NULL, the arguments read against the row (`[field]`)
+    # and not the piped value; at least two, all of one family.
+    "coalesce": Operation("nothing", "arguments", lambda r, v: exp.Coalesce(
+        this=r.value(0), expressions=[r.value(i) for i in range(1, len(r.arguments))]),
+        ("value", "value", "value*")),
 }
 
 FUNCTIONS: dict[str, Operation] = {**_NUMERIC_FUNCTIONS, **_TEXT_FUNCTIONS,

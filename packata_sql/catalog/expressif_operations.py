@@ -54,11 +54,41 @@ class Rendering:
         """A whole-number literal argument, as the compile-time integer it is."""
         argument = self.arguments[index]
         literal = argument.expression if isinstance(argument, Typed) else None
+        sign = 1
+        if isinstance(literal, exp.Neg):  # sqlglot writes -1 as NEG(1)
+            literal, sign = literal.this, -1
         if not isinstance(literal, exp.Literal) or literal.is_string:
             raise ExpressifError("expressif-argument",
                                  f"'{self.written}' takes its digits as a number written in the "
                                  "program, not a variable")
+        if sign < 0:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes a whole number of 0 or more, not "
+                                 f"-{literal.this}")
         return int(literal.this)
+
+    def character(self, index: int) -> str:
+        """A one-character literal argument (a .NET `char`: one UTF-16 code unit), as the
+        compile-time character it is."""
+        argument = self.arguments[index]
+        literal = argument.expression if isinstance(argument, Typed) else None
+        text = literal.this if isinstance(literal, exp.Literal) else None
+        if not isinstance(text, str) or len(text) != 1 or ord(text) > 0xFFFF \
+                or 0xD800 <= ord(text) <= 0xDFFF:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes one character (up to U+FFFF) written "
+                                 "in the program, not a variable or a longer text")
+        return text
+
+    def text(self, index: int) -> str:
+        """A text literal argument, as the compile-time text it is."""
+        argument = self.arguments[index]
+        literal = argument.expression if isinstance(argument, Typed) else None
+        if not isinstance(literal, exp.Literal) or not literal.is_string:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes a text written in the program, not a "
+                                 "variable")
+        return str(literal.this)
 
     def interval(self, index: int) -> Interval:
         argument = self.arguments[index]
@@ -71,12 +101,13 @@ Render = Callable[[Rendering, exp.Expr], exp.Expr]
 
 @dataclass(frozen=True)
 class Operation:
-    #: The family read and the one returned ("same": what was read).
+    #: The family read ("nothing": only the arguments are) and the one returned ("same":
+    #: what was read; "arguments": what the arguments share).
     reads: str
     returns: str
     render: Render
-    #: Parameter kinds in order: number, integer, text, boolean, interval, predication; a
-    #: trailing "?" marks an optional one.
+    #: Parameter kinds in order: number, integer, text, boolean, interval, predication, value
+    #: (any family); a trailing "?" marks an optional one, "*" any number more.
     parameters: tuple[str, ...] = ()
     #: Whether the rendering is chosen per engine (else one portable tree).
     per_dialect: bool = False
@@ -184,5 +215,22 @@ def mod(value: exp.Expr, modulus: exp.Expr) -> exp.Expr:
 
 def is_null(value: exp.Expr) -> exp.Expr:
     return exp.Is(this=value, expression=exp.Null())
+
+
+#: What .NET's `char.IsWhiteSpace` (and so `String.Trim`) treats as white space.
+WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+              + "\u2028\u2029\u202f\u205f\u3000")
+
+
+def remove_all(value: exp.Expr, characters: str) -> exp.Expr:
+    for character in characters:
+        value = exp.func("REPLACE", value, exp.Literal.string(character), exp.Literal.string(""))
+    return value
+
+
+def blank(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """Nothing but .NET white space (empty included)."""
+    return exp.EQ(this=r.dialect.char_length(remove_all(value, WHITESPACE)),
+                  expression=exp.Literal.number(0))
 
 

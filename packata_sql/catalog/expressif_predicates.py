@@ -16,6 +16,7 @@ from packata_sql.catalog.expressif_operations import (
     paren,
     within,
 )
+from packata_sql.catalog.expressif_regex import render_matches
 from packata_sql.dialects import Dialect
 
 _NUMERIC_PREDICATES: dict[str, Operation] = {
@@ -75,6 +76,7 @@ _TEXT_PREDICATES: dict[str, Operation] = {
         this=r.dialect.char_length(v), expression=exp.Literal.number(0))),
     "empty-or-null": Operation("text", "boolean", lambda r, v: exp.or_(
         is_null(v), exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)))),
+    "matches-regex": Operation("text", "boolean", render_matches, ("text",), per_dialect=True),
 }
 
 def no_temporal(dialect: Dialect) -> str | None:

@@ -43,8 +43,18 @@
       whose columns exist with a compiled family -#}
   {%- set fused = [] -%}
   {%- set observed = packata_sql_observed_at() -%}
+  {%- set given = var('packata_sql_params', {}) -%}
   {%- for rule in plan.rules if rule.kind in ('library', 'latency') -%}
     {%- set entry = compiled.rules[rule.key] -%}
+    {#- An Expressif variable: the observation time, the rule's argument, else the run's
+        packata_sql_params value, each bound by the driver. -#}
+    {%- set values = [] -%}{%- set unbound = [] -%}
+    {%- for name in entry.get('binds', []) -%}
+      {%- if name == entry.observation -%}{%- do values.append(observed) -%}
+      {%- elif name in entry.arguments -%}{%- do values.append(entry.arguments[name]) -%}
+      {%- elif name in given -%}{%- do values.append(given[name]) -%}
+      {%- else -%}{%- do unbound.append(name) -%}{%- endif -%}
+    {%- endfor -%}
     {%- set missing = [] -%}{%- set families = [] -%}
     {%- for c in entry.get('columns', []) -%}
       {%- set found = present.get(c if compiled.exact_names else c | lower) -%}
@@ -53,19 +63,21 @@
     {%- endfor -%}
     {%- if entry.status is defined -%}
       {%- do results.append(packata_sql_result(rule, state, entry.status, code=entry.code)) -%}
+    {%- elif unbound -%}
+      {%- do results.append(packata_sql_result(rule, state, "skipped", code="missing-parameter")) -%}
     {%- elif missing -%}
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="missing-column")) -%}
     {%- elif entry.variants.get(families | join(','), entry.variants.get('*')) is none -%}
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="type-mismatch")) -%}
     {%- else -%}
       {%- set found = present.get(entry.columns[0] if compiled.exact_names else entry.columns[0] | lower) if entry.columns else none -%}
-      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*')), found in compiled.get('instants', [])]) -%}
+      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*')), found in compiled.get('instants', []), values]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if fused -%}
-    {%- set items = [] -%}
-    {%- for pair in fused -%}{%- do items.append(pair[1] | join(relation)) -%}{%- endfor -%}
-    {%- set cell = packata_sql_fetch(compiled.scan.head ~ ", " ~ (items | join(", ")) ~ (compiled.scan['from'] | join(relation)), []) -%}
+    {%- set items = [] -%}{%- set bindings = [] -%}
+    {%- for pair in fused -%}{%- do items.append(pair[1] | join(relation)) -%}{%- do bindings.extend(pair[3]) -%}{%- endfor -%}
+    {%- set cell = packata_sql_fetch(compiled.scan.head ~ ", " ~ (items | join(", ")) ~ (compiled.scan['from'] | join(relation)), bindings) -%}
     {%- set rows = cell.rows[0][0] -%}
     {%- for pair in fused -%}
       {%- set rule = pair[0] -%}
@@ -94,7 +106,6 @@
 
   {#- SQL rules, as written: one result set of one row and one column; {param:NAME} values come
       from the var packata_sql_params and are bound by the driver. -#}
-  {%- set given = var('packata_sql_params', {}) -%}
   {%- for rule in plan.rules if rule.kind == 'sql' -%}
     {%- set entry = compiled.rules[rule.key] -%}
     {%- set missing = [] -%}{%- set values = [] -%}

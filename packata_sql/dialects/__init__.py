@@ -185,6 +185,11 @@ class Dialect:
         mapping (Expressif's), if it does."""
         return None
 
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        """The argument to hand UPPER and LOWER so that they map case as Unicode's simple
+        mapping does, whatever the column's collation or the database's locale."""
+        return text
+
     def decimal_rounding_problem(self) -> str | None:
         """Why the engine cannot round a decimal half to even as .NET does, if it cannot."""
         return None

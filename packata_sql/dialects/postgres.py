@@ -91,6 +91,13 @@ class Postgres(Dialect):
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        # UPPER/LOWER follow the input's collation: the database's LC_CTYPE by default, and
+        # under "C" or POSIX they map ASCII letters only ('É' stays 'É'); ICU collations map
+        # in full ('ß' to 'SS'). glibc's "C.utf8" is Unicode's simple mapping, .NET's.
+        as_text = exp.Cast(this=text, to=exp.DataType.build("TEXT"))
+        return exp.Collate(this=as_text, expression=exp.Identifier(this="C.utf8", quoted=True))
+
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         # "C" compares bytes, whatever the column's (possibly nondeterministic) collation; the
         # cast to text first, because citext's own operators ignore case under any collation.

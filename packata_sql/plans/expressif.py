@@ -138,8 +138,9 @@ def compile_expressif(
     expressif = ExpressifRule(program, program.fields, on_property, item_expectations)
     families = {column: None if dialect.dynamic_typing else
                 logical_family(declared_logical_type(rule, schema, column)) for column in columns}
-    trial = _trial(handler, expressif, dialect, columns, families) \
-        if program.scope != "observation" else None
+    trial = _trial(handler, expressif, dialect, columns, families, rule.expectations) \
+        if program.scope != "observation" else \
+        _observation_problem(program, dialect, handler, rule.expectations)
     if trial is not None:
         return None, [finding_of(trial, site)]
     return Compiled(compiled_rule, expressif, handler, columns, bindings, wanted), problems
@@ -234,16 +235,49 @@ def _physical(schema: SchemaObject | None, name: str) -> str:
 
 
 def _trial(handler: ExpressifHandler, definition: ExpressifRule, dialect: Dialect,
-           columns: tuple[str, ...], families: dict[str, Family | None]) -> ExpressifError | None:
-    """Renders the rule once with the declared logical types: what the engine cannot run, or
-    an operation reading another type than the property declares, is refused before
-    anything runs."""
-    from packata_sql.catalog.expressif import render, render_accumulator
+           columns: tuple[str, ...], families: dict[str, Family | None],
+           expectations: tuple[Expectation, ...]) -> ExpressifError | None:
+    """Renders the rule once with the declared logical types: what the engine cannot run, an
+    operation reading another type than the property declares, or an expression whose value
+    is not of the type its expectations compare it with, is refused before anything runs."""
+    from packata_sql.catalog.expressif import result_family
 
     context = MeasureContext(dialect, dialect.table(("t",)), families)
     try:
-        renderer = render if definition.per_item else render_accumulator
-        renderer(definition.program, dialect, **handler.inputs(definition, context, columns))
+        family = result_family(definition.program, dialect,
+                               **handler.inputs(definition, context, columns))
     except ExpressifError as problem:
         return problem
+    return _expectation_problem(definition.program, family, expectations)
+
+
+def _expectation_problem(program: Program, family: str,
+                         expectations: tuple[Expectation, ...]) -> ExpressifError | None:
+    """An expression (or dataset value) of another type than its expectations compare it
+    with: text against `mustBeGreaterThan: 0` is a finding, never a cast."""
+    if program.kind == "predicate" and _per_item(program):
+        return None  # its expectations count the items that violate it
+    for expectation in expectations:
+        wanted = "boolean" if isinstance(expectation.operand, bool) else "number"
+        if family not in ("any", wanted):
+            return ExpressifError(
+                "expressif-type",
+                f"the {program.kind} computes {family}, but its expectation compares it with "
+                f"a {wanted}; Expressif's implicit conversions are not compiled to SQL (no "
+                f"silent casts between text and numbers): compute a {wanted} (for example "
+                "with length)")
     return None
+
+
+def _observation_problem(program: Program, dialect: Dialect, handler: ExpressifHandler,
+                         expectations: tuple[Expectation, ...]) -> ExpressifError | None:
+    """`_trial` for an observation: what the engine cannot run, and the type check (the
+    caller's value is of no known type, so only what the operations return is checked)."""
+    from packata_sql.catalog.expressif import result_family
+
+    try:
+        family = result_family(program, dialect, subject=marker(OBSERVED), fields={},
+                               variable=handler.variable)
+    except ExpressifError as problem:  # an operation the engine refuses: a finding now,
+        return problem  # not a traceback when the statement is built
+    return _expectation_problem(program, family, expectations)

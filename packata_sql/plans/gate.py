@@ -21,6 +21,7 @@ import sqlglot.expressions as exp
 from packata_sql import __version__
 from packata_sql.authored.scanner import scan
 from packata_sql.authored.side_effects import called
+from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.catalog.expressif_rules import ExpressifRule
 from packata_sql.contracts.constraints import CATALOG_KINDS
@@ -39,6 +40,7 @@ from packata_sql.contracts.model import (
 )
 from packata_sql.dialects import Dialect, Family, get_dialect
 from packata_sql.plans.compiler import Plan, compile_contract
+from packata_sql.plans.expressif import bound_markers
 from packata_sql.plans.planner import ROWS_ALIAS
 
 FORMAT = "packata-sql/dbt-plan@1"
@@ -141,9 +143,13 @@ def type_families(dialect: Dialect) -> dict[str, str]:
     return table
 
 
-def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, list[str]]:
+def _items(plan: Plan, dialect: Dialect, token: str,
+           index: int) -> tuple[dict[str, list[str]], list[str]]:
     """The rule's SELECT-list item for every mix of live column families it accepts; beyond a
-    few columns, one item ("*") that assumes no family, as `compile` does for unknown types."""
+    few columns, one item ("*") that assumes no family, as `compile` does for unknown types.
+    With the names of the parameters its driver markers read, in order (Expressif variables:
+    the observation time, a rule argument, a run parameter)."""
+    binds: tuple[tuple[str, ...]] | None = None
     table = dialect.table((token,))
     quoted = dialect.quote_identifier(token)
     mixes: list[tuple[Family | None, ...]] = (
@@ -157,8 +163,13 @@ def _items(plan: Plan, dialect: Dialect, token: str, index: int) -> dict[str, li
         except TypeMismatch:
             continue
         key = "*" if None in mix else ",".join(f.value for f in mix if f is not None)
-        items[key] = pieces(dialect.render(exp.alias_(count, f"m{index}", quoted=True)), quoted)
-    return items
+        sql, names = bound_markers(dialect.render(exp.alias_(count, f"m{index}", quoted=True)),
+                                   dialect)
+        if binds is not None and names != binds[0]:
+            raise AssertionError("every variant of an item reads its variables in one order")
+        binds = (names,)
+        items[key] = pieces(sql, quoted)
+    return items, list(binds[0]) if binds else []
 
 
 def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect,
@@ -172,11 +183,17 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     frame = dialect.render(exp.select(exp.Star()).from_(dialect.table((token,))))
     entries: dict[str, Any] = {}
     for index, plan in enumerate(compiled.plans, start=1):
-        if plan.parameters or plan.bindings or _reads_observation_time(plan):
+        arguments = dict(plan.bindings)
+        if any(not isinstance(v, str | int | float | bool) for v in arguments.values()) or (
+                dialect.named_parameters and (plan.parameters or arguments
+                                              or _reads_variables(plan))):
             entries[plan.rule.key] = {"status": "skipped", "code": "variable-not-bound-in-dbt"}
             continue
-        entries[plan.rule.key] = {"columns": list(plan.columns),
-                                  "variants": _items(plan, dialect, token, index)}
+        variants, binds = _items(plan, dialect, token, index)
+        entries[plan.rule.key] = {"columns": list(plan.columns), "variants": variants}
+        if binds:  # the runtime binds each through the driver, never as SQL text
+            entries[plan.rule.key].update(binds=binds, arguments=arguments,
+                                          observation=OBSERVATION_PARAMETER)
     for observation in compiled.observation_plans:  # dbt supplies no observed value
         entries[observation.rule.key] = {"status": "inconclusive", "code": "no-observation"}
     for sql_plan in compiled.sql_plans:
@@ -199,7 +216,7 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     }
 
 
-def _reads_observation_time(plan: Plan) -> bool:
+def _reads_variables(plan: Plan) -> bool:
     return isinstance(plan.library, ExpressifRule) and bool(plan.library.program.variables)
 
 

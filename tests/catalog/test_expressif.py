@@ -183,6 +183,75 @@ def test_render_findings(text: str, scope: str, code: str) -> None:
     assert caught.value.code == code
 
 
+@pytest.mark.parametrize(("text", "code", "phrase"), [
+    ("coalesce([amount])", "expressif-argument", "2 or more"),
+    ("coalesce([amount], [label])", "expressif-type", "number and text"),
+    ("coalesce([raw], 0)", "expressif-type", "logicalType"),
+    ("[label] | pad-left(3, ab)", "expressif-argument", "one character"),
+    ("[label] | pad-left(3, @fill)", "expressif-argument", "one character"),
+    ("[label] | pad-left(@width, 0)", "expressif-argument", "not a variable"),
+    ("[label] | pad-right(-1, 0)", "expressif-argument", "0 or more"),
+])
+def test_expression_findings(text: str, code: str, phrase: str) -> None:
+    """Arguments SQL cannot give the language's meaning are findings, never guesses: one
+    type for coalesce, a width and one character written in the program for padding."""
+    with pytest.raises(ExpressifError) as caught:
+        render(program(text, kind="expression", scope="row"), get_dialect("duckdb"),
+               subject=None, fields={"amount": column("amount"), "label": column("label"),
+                                     "raw": column("raw")},
+               variable=lambda n: exp.Placeholder(),
+               field_families={"amount": Family.NUMBER, "label": Family.TEXT, "raw": None})
+    assert caught.value.code == code
+    assert phrase in caught.value.message
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_coalesce_reads_the_row_not_the_piped_value(engine: str) -> None:
+    dialect = get_dialect(engine)
+    rendered = render(program("coalesce([amount], [other], 7)", kind="expression", scope="row"),
+                      dialect, subject=None,
+                      fields={"amount": column("amount"), "other": column("other")},
+                      variable=no_variable,
+                      field_families={"amount": Family.NUMBER, "other": Family.NUMBER})
+    sql = dialect.render(exp.select(rendered).from_("t"))
+    assert [row[0] for row in table(engine).execute(sql).fetchall()] == [10, -1, 0, 1]
+
+
+@pytest.mark.parametrize(("pattern", "phrase"), [
+    ("^[A-Z]+$", "host culture"),  # .NET ignores case by the host's culture (i/İ, Kelvin)
+    ("^[!-~]+$", "host culture"),  # a range holding letters
+    ("^\\d+$", "escape \\d"),  # Unicode digits in .NET
+    ("^[0-9].$", "'.'"),  # one UTF-16 code unit in .NET
+    ("^[^0-9]+$", "negated class"),
+    ("^[0-9]$|^-$", "'$' anywhere"),  # before a final new line in .NET: only rewritten last
+    ("(?=1)[0-9]", "(?"),
+])
+def test_matches_regex_outside_the_exact_subset_is_a_finding(pattern: str, phrase: str) -> None:
+    with pytest.raises(ExpressifError) as caught:
+        render(program(f"matches-regex(`{pattern}`)"), get_dialect("duckdb"),
+               subject=column("label"), fields={}, variable=no_variable)
+    assert caught.value.code == "expressif-argument"
+    assert phrase in caught.value.message
+
+
+def test_matches_regex_goes_through_the_backtracking_guard() -> None:
+    """A backtracking matcher (MariaDB's PCRE, Spark's Java) refuses a nested repetition;
+    RE2 (DuckDB) and PostgreSQL run it."""
+    text = "matches-regex(`^(?:[0-9]+)+$`)"
+    for engine in ("mysql", "spark"):
+        with pytest.raises(UnsupportedOnEngine) as caught:
+            render(program(text), get_dialect(engine), subject=column("label"), fields={},
+                   variable=no_variable)
+        assert "backtracking" in caught.value.message
+    for engine in ("duckdb", "postgres"):
+        render(program(text), get_dialect(engine), subject=column("label"), fields={},
+               variable=no_variable)
+    with pytest.raises(ExpressifError) as variable:
+        render(program("matches-regex(@pattern)"), get_dialect("duckdb"),
+               subject=column("label"), fields={}, variable=lambda n: exp.Placeholder())
+    assert "not a variable" in variable.value.message
+
+
 def test_supported_lists_what_renders_on_each_engine() -> None:
     duckdb_ops, sqlite_ops = supported("duckdb"), supported("sqlite")
     assert duckdb_ops["positive"] == "portable"

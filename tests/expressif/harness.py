@@ -33,7 +33,7 @@ from packata_sql.catalog.expressif import (
 from packata_sql.catalog.expressif_functions import ACCUMULATORS, FUNCTIONS
 from packata_sql.catalog.expressif_operations import Operation
 from packata_sql.catalog.expressif_predicates import PREDICATES
-from packata_sql.dialects import Dialect, get_dialect
+from packata_sql.dialects import Dialect, Family, get_dialect
 
 ROOT = Path(__file__).resolve().parent
 CONFORMANCE = ROOT / "conformance"
@@ -58,6 +58,30 @@ class _ExactLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
 _ExactLoader.add_constructor(
     "tag:yaml.org,2002:float",
     lambda loader, node: Decimal(loader.construct_scalar(node)))  # type: ignore[arg-type]
+
+
+class Written(int):
+    """A YAML integer that remembers how it was written: upstream writes texts of digits
+    unquoted (`000`, `1234`), which a text operation reads as that text."""
+
+    text: str
+
+    def __new__(cls, value: int, text: str) -> Written:
+        made = super().__new__(cls, value)
+        made.text = text
+        return made
+
+
+def _integer(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Written:
+    text = str(loader.construct_scalar(node))
+    return Written(loader.construct_yaml_int(node), text)
+
+
+_ExactLoader.add_constructor("tag:yaml.org,2002:int", _integer)
+
+
+def _as_text(value: Any) -> str:
+    return value.text if isinstance(value, Written) else str(value)
 
 
 @dataclass(frozen=True)
@@ -105,6 +129,8 @@ class Prepared:
     expected: Any
     #: An accumulator's rows (the subject is then their column `v`).
     rows: tuple[Any, ...] | None = None
+    #: A row-scope case's fields (upstream's record values), as typed literals.
+    fields: tuple[tuple[str, exp.Expr], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,7 +154,7 @@ def _literal(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | Decimal):
-        return str(value)
+        return _as_text(value)
     if isinstance(value, date):
         return value.isoformat()  # a datetime as 2022-11-21T10:00:00
     if isinstance(value, str):
@@ -209,8 +235,12 @@ def prepare(case: Case) -> Prepared | Outside:
         return _prepare_accumulator(case, found)
     if case.value == _KEYWORD_BLANK or case.expected == _KEYWORD_BLANK:
         return Outside(case, "the (blank) keyword is no cell value")
+    if "value" in {kind.rstrip("?*") for kind in found.parameters}:
+        return _prepare_expressions(case, found)
     value = _sentinel(case.value)
     family = value_family(value)
+    if found.reads == "text" and family == "number":
+        value, family = _as_text(value), "text"  # upstream's unquoted digits (`1234`)
     if family is not None and found.reads != "any" and family != found.reads:
         return Outside(case, f"implicit conversion of {family} to {found.reads}")
     if family == "other":
@@ -239,12 +269,39 @@ def prepare(case: Case) -> Prepared | Outside:
     result_family = found.reads if found.returns == "same" else found.returns
     expected = _sentinel(case.expected)
     if result_family == "text" and isinstance(expected, int | Decimal):
-        expected = str(expected)  # YAML read the expected text `12345678` as a number
+        expected = _as_text(expected)  # YAML read the expected text `12345678` as a number
     if case.id in ERRATA:
         return Outside(case, f"upstream erratum: {ERRATA[case.id]}")
     if result_family == "boolean" and expected is None:
         expected = False  # two-valued
     return Prepared(case, program, subject_literal(value, found.reads), result_family, expected)
+
+
+def _prepare_expressions(case: Case, found: Operation) -> Prepared | Outside:
+    """An operation whose parameters are expressions (`coalesce`): upstream writes them as
+    program text (`[name]`, `"Anonymous"`), read against a record value (row scope)."""
+    record = case.value if isinstance(case.value, dict) else {}
+    families = {value_family(_sentinel(item)) for item in record.values()} - {None}
+    family = families.pop() if len(families) == 1 else "text"  # of the columns, NULLs too
+    fields = tuple((name, subject_literal(_sentinel(item), family))
+                   for name, item in record.items())
+    text = f"{case.operator}({', '.join(str(p) for p in case.parameters or ())})"
+    try:
+        program = parse(Payload("1", "expression", "row" if record else "value", text))
+        render(program, get_dialect("duckdb"), subject=subject_literal(None, "text"),
+               fields=dict(fields), variable=_variable,
+               field_families=_field_families(fields, family))
+    except ExpressifError as error:
+        return Outside(case, f"{error.code}: {error.message}")
+    return Prepared(case, program, subject_literal(None, "text"), family,
+                    _sentinel(case.expected), fields=fields)
+
+
+def _field_families(fields: tuple[tuple[str, exp.Expr], ...],
+                    family: str) -> dict[str, Family | None]:
+    typed = {"text": Family.TEXT, "number": Family.NUMBER, "boolean": Family.BOOLEAN,
+             "temporal": Family.TEMPORAL}.get(family)
+    return {name: typed for name, _literal in fields}
 
 
 def _variable(name: str) -> exp.Expr:
@@ -253,8 +310,9 @@ def _variable(name: str) -> exp.Expr:
 
 def expression(prepared: Prepared, dialect: Dialect) -> exp.Expr:
     if prepared.rows is None:
-        return render(prepared.program, dialect, subject=prepared.subject, fields={},
-                      variable=_variable)
+        return render(prepared.program, dialect, subject=prepared.subject,
+                      fields=dict(prepared.fields), variable=_variable,
+                      field_families=_field_families(prepared.fields, prepared.family))
     aggregate = render_accumulator(prepared.program, dialect, subject=prepared.subject,
                                    fields={}, variable=_variable)
     reads = ACCUMULATORS[prepared.case.operator].reads

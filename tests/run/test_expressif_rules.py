@@ -254,3 +254,37 @@ def test_the_formats_page_example_reports_what_the_page_says(tmp_path: Path) -> 
         "positive-rows": (Status.FAILED, 3), "amount-positive": (Status.FAILED, 3),
         "total": (Status.PASSED, Fraction("14.5")), "above-minimum": (Status.PASSED, 3)}
     assert "(the test runs it)" in section[:section.index("- `version`")]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_text_value_against_a_numeric_expectation_is_a_finding(
+        engine: str, tmp_path: Path) -> None:
+    """No silent cast between text and numbers: an expression computing text, judged by a
+    numeric expectation, is refused at compilation (SQLite included, whose cells have no
+    declared type); the same text measured by `length` runs."""
+    rules = [custom("lowered", payload("[status] | null-to-empty", "row", "expression"),
+                    mustBe=3),
+             custom("widest", payload("[status] | null-to-empty | max", "dataset",
+                                      "expression"), mustBeGreaterThan=0),
+             custom("told", payload("null-to-empty", "observation", "expression"), mustBe=3),
+             custom("counted", payload("[status] | count-substring(e)", "row", "expression"),
+                    mustBeGreaterThan=0)]
+    loaded = packata_sql.load(str(contract(tmp_path, rules, [])))
+    plans = packata_sql.compile(loaded, engine)
+    keys = ("lowered", "widest", "told", "counted")
+    findings = {f.rule_key: f for f in plans.findings if f.rule_key in keys}
+    assert {key: f.code for key, f in findings.items()} == {
+        "lowered": "expressif-type", "widest": "expressif-type", "told": "expressif-type"}
+    assert "computes text" in findings["lowered"].message
+    report = packata_sql.check(loaded, database(engine, tmp_path), select=keys)
+    found = {r.key: (r.status, r.value) for r in report.results}
+    assert found["lowered"][0] is Status.SKIPPED and found["widest"][0] is Status.SKIPPED
+    assert found["counted"] == (Status.FAILED, 1)  # only the NULL status holds no 'e'
+
+
+def test_an_observation_the_engine_cannot_render_is_a_finding_not_a_traceback(
+        tmp_path: Path) -> None:
+    rules = [custom("told", payload("lower | length", "observation", "expression"), mustBe=5)]
+    plans = packata_sql.compile(packata_sql.load(str(contract(tmp_path, rules, []))), "sqlite")
+    assert [(f.rule_key, f.code) for f in plans.findings] == [
+        ("told", "expressif-unsupported-on-engine")]
