@@ -134,14 +134,18 @@ def masked(text: str, endpoint: Endpoint) -> str:
 
 
 def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning: bool) -> None:
-    """The connection problem once on stderr, each --output file, then stdout."""
+    """What went wrong for many rules alike once on stderr (the connection, the login, a
+    missing schema or object: one line each, `-v` gave each rule's engine message), each
+    --output file, then stdout."""
     from packata_sql.cli.outputs import terminal, write_outputs
+    from packata_sql.render.neutral import plain  # hosts and names come from the contract
+    from packata_sql.render.words import problem_lines
 
-    if report.connection_problem:
-        from packata_sql.render.neutral import plain  # the host comes from the contract
-
-        print(plain(f"packata-sql: cannot connect to {report.target}: "
-                    f"{report.connection_problem}"), file=sys.stderr)
+    lines = problem_lines(report) or ([f"cannot connect to {report.target}: "
+                                       f"{report.connection_problem}"]
+                                      if report.connection_problem else [])
+    for line in lines:
+        print(plain(f"packata-sql: {line}"), file=sys.stderr)
     write_outputs(report, outputs, fail_on_warning=fail_on_warning)
     stdout: str | None = fmt
     if any(o.bare for o in outputs):  # `--output FILE` took --format: the table goes to stdout

@@ -10,9 +10,10 @@ from packata_sql.render.words import (
     label,
     nothing_executed,
     ordered,
+    problem_lines,
+    row_reason,
     status_word,
     value_text,
-    why_text,
 )
 from packata_sql.report import Report
 
@@ -30,6 +31,9 @@ def render_markdown(report: Report) -> str:
     why_not = nothing_executed(report)
     if why_not:
         lines += [f"> incomplete: {markdown(why_not)}", ""]
+    lines += [f"> error: {markdown(line)}" for line in problem_lines(report)]
+    if report.problems:
+        lines.append("")
     if report.results:
         lines += ["| status | rule | expected | value | why |", "|---|---|---|---|---|"]
         for result in ordered(report.results):
@@ -37,7 +41,7 @@ def render_markdown(report: Report) -> str:
                 f"<br>{markdown_code(result.key, in_table=True)}"
                 if label(result) != result.key else "")
             cells = (markdown(status_word(result)), rule, markdown(expected_text(result)),
-                     markdown(value_text(result)), markdown(why_text(result)))
+                     markdown(value_text(result)), markdown(row_reason(result)))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     inspected = [r for r in ordered(report.results) if r.inspect_sql]

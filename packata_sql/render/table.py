@@ -22,9 +22,10 @@ from packata_sql.render.words import (
     label,
     nothing_executed,
     ordered,
+    problem_lines,
+    row_reason,
     status_word,
     value_text,
-    why_text,
 )
 from packata_sql.report import Report, RuleResult, Status
 
@@ -90,7 +91,7 @@ def _rule_cell(result: RuleResult) -> Group:
         parts.append(_Key(result.key, "dim"))
     more = Text()
     if result.status is not Status.FAILED and result.diagnostic is not None:
-        more.append(f"\n{terminal(why_text(result))}", style=_STYLES[result.status])
+        more.append(f"\n{terminal(row_reason(result))}", style=_STYLES[result.status])
     if result.inspect_sql:
         more.append(f"\ninspect: {terminal(result.inspect_sql, lines=True)}", style="dim")
     if result.sql:
@@ -128,6 +129,8 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
     table.add_column("measured", overflow="fold", justify="right", min_width=14)
     for result in ordered(report.results):
         table.add_row(_status(result), _rule_cell(result), _measured_cell(result))
+    for line in problem_lines(report):  # above the rows that say `not measured: see above`
+        console.print(Text.assemble(("error", _STYLES[Status.ERROR]), terminal(f" {line}")))
     console.print(table)
     # Rule errors already show as skipped rows; list warnings and contract-level problems.
     notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]

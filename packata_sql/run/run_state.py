@@ -83,8 +83,11 @@ class RunOptions:
     observations: dict[str, object] = field(default_factory=dict)
 
 
-def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
-    message = _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
+def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None, *,
+               message: str | None = None) -> Diagnostic:
+    """`message`: the safe words of an error that says more than its code's (a login's
+    variable); otherwise the code's own."""
+    message = message or _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
     return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
 
 
@@ -129,14 +132,14 @@ class RunState:
 
     def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None,
-               sql: str | None = None) -> None:
+               sql: str | None = None, message: str | None = None) -> None:
         """`sql`: the statement whose error ended the rules; `--show-sql` reports it as it
         does a measured rule's."""
         shown = sql if self.options.show_sql else None
         for plan in plans:
             self.results.setdefault(plan.rule.key, result_of(
                 plan.rule, status, unit=plan.rule.unit,
-                diagnostic=diagnostic(code, provider_code, detail), sql=shown,
+                diagnostic=diagnostic(code, provider_code, detail, message=message), sql=shown,
             ))
 
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from packata_sql import engines
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.facts import ColumnFact
-from packata_sql.sessions.endpoint import Endpoint
+from packata_sql.sessions.endpoint import Endpoint, login_hint
 from packata_sql.sessions.readonly import (
     CREDENTIALS,
     ENFORCED,
@@ -52,9 +52,8 @@ class ProviderError(Exception):
 
     MESSAGES: ClassVar[dict[str, str]] = {
         "connection-failed": "could not open a read-only connection to the database",
-        "authentication-failed": "the server refused the login (wrong user or password); check "
-                                 "the user and password in the URL or the PACKATA_<SERVER>_* "
-                                 "variables",
+        "authentication-failed": "the server refused the login (wrong user, password or "
+                                 "token)",
         "connection-refused": "the server refused the connection; is the database running and "
                               "listening on that host and port?",
         "host-not-found": "the host name could not be resolved; check the host in the URL or "
@@ -148,8 +147,14 @@ class Session(Protocol):
 
 def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
     """Raises ProviderError when no read-only session can be had. The session reports its
-    facts; `readonly.decide` alone turns them into the level and the authored-SQL verdict."""
-    session = _engine_session(endpoint)
+    facts; `readonly.decide` alone turns them into the level and the authored-SQL verdict.
+    A refused login names what to check: the variable that gave this endpoint's password."""
+    try:
+        session = _engine_session(endpoint)
+    except ProviderError as error:
+        if type(error) is ProviderError and error.category == "authentication-failed":
+            error.args = (f"{error}; {login_hint(endpoint)}",)
+        raise
     try:
         session.decision = decide(session.facts, trust_environment=trust_environment)
     except NotReadOnly:
