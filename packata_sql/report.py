@@ -99,7 +99,7 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
-class Problem:
+class GroupedError:
     """One thing that went wrong for several rules alike: its code, its safe message (the
     object's name and the closest existing one, or the variable that gives the login) and the
     rules it left unmeasured, in the contract's order."""
@@ -176,7 +176,7 @@ class Report:
         return self.results
 
     @property
-    def problems(self) -> tuple[Problem, ...]:
+    def grouped_errors(self) -> tuple[GroupedError, ...]:
         """The rules' grouped errors, one per code and message (so one per missing object),
         in the order their first rule appears."""
         found: dict[tuple[str, str], list[str]] = {}
@@ -185,7 +185,7 @@ class Report:
                 assert result.diagnostic is not None
                 found.setdefault((result.diagnostic.code, result.diagnostic.message),
                                  []).append(result.key)
-        return tuple(Problem(code, message, tuple(keys))
+        return tuple(GroupedError(code, message, tuple(keys))
                      for (code, message), keys in found.items())
 
     def to_dict(self) -> dict[str, Any]:

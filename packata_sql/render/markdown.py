@@ -32,7 +32,7 @@ def render_markdown(report: Report) -> str:
     if why_not:
         lines += [f"> incomplete: {markdown(why_not)}", ""]
     lines += [f"> error: {markdown(line)}" for line in problem_lines(report)]
-    if report.problems:
+    if report.grouped_errors:
         lines.append("")
     if report.results:
         lines += ["| status | rule | expected | value | why |", "|---|---|---|---|---|"]

@@ -105,7 +105,7 @@ def problem_lines(report: Report) -> list[str]:
     """One line per thing that went wrong for several rules alike (the connection, the login,
     a missing schema or object): `15 rules not measured: cannot connect to …: …`."""
     lines = []
-    for problem in report.problems:
+    for problem in report.grouped_errors:
         count = len(problem.keys)
         what = f"cannot connect to {report.target}" if report.connection_problem \
             else problem.code

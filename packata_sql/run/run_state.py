@@ -51,12 +51,15 @@ _SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
 @dataclass(frozen=True)
 class Progress:
     """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
-    `done` (rules = how many the step settled)."""
+    `done` (rules = how many the step settled); `progress` while a step's statement runs,
+    with `percent` (0–100) as the engine reports it (DuckDB's query progress, Spark's tasks
+    done; engines that report none send no `progress`: show the step's elapsed time)."""
 
     step: str
     label: str = ""
     rules: int = 0
     total: int = 0
+    percent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,8 @@ class RunState:
     #: Objects found under the engine's unquoted reading of their name, and the notes saying so.
     renamed: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
     notes: list[Finding] = field(default_factory=list)
+    #: The scan or SQL rule running now (its label and rule count), for `engine_progress`.
+    step: tuple[str, int] = ("", 0)
 
     def remaining(self) -> float:
         if self.options.budget_s is None:
@@ -117,8 +122,16 @@ class RunState:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
     def notify(self, step: str, label: str = "", rules: int = 0, total: int = 0) -> None:
+        if step in ("scan", "sql"):
+            self.step = (label, rules)
         if self.options.progress is not None:
             self.options.progress(Progress(step, label, rules, total))
+
+    def engine_progress(self, percent: float) -> None:
+        """The running statement's progress as the engine reports it, for the current step."""
+        if self.options.progress is not None:
+            label, rules = self.step
+            self.options.progress(Progress("progress", label, rules, percent=percent))
 
     def engine_error(self, error: Exception, plans: Sequence[AnyPlan], sql: str | None) -> None:
         """Hands the engine's own message (the exception the session translated) to

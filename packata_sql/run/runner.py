@@ -80,6 +80,8 @@ def run(
                 state.settle(everything, Status.ERROR, error.category, error.code,
                              message=connection_problem)
             if session is not None:
+                if options.progress is not None:
+                    session.watch(state.engine_progress)
                 state.notify("started", total=compiled.executable)
                 for unit in work_units(compiled.ordered):
                     if isinstance(unit, SqlPlan):

@@ -142,6 +142,8 @@ class Session(Protocol):
 
     def cancel(self) -> None: ...
 
+    def watch(self, watcher: Callable[[float], None] | None) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -192,6 +194,8 @@ class TimedSession:
     limit_s = 300.0
     #: Column facts already read, per object (see column_facts).
     _facts_read: dict[tuple[str, ...], tuple[ColumnFact, ...]] | None = None
+    #: Told the running statement's progress (0–100) while the main thread waits for it.
+    _watcher: Callable[[float], None] | None = None
 
     # Engine-specific, called on the worker thread.
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -212,6 +216,13 @@ class TimedSession:
     def _classify(self, error: Exception) -> ProviderError:
         raise NotImplementedError
 
+    def _progress(self) -> float | None:
+        """The running statement's progress (0–100) as the engine reports it, asked on the
+        main thread while the statement runs; None where the engine reports none (PostgreSQL:
+        its pg_stat_progress_* views cover VACUUM, ANALYZE, CREATE INDEX, CLUSTER, COPY and
+        base backups, never a SELECT; MySQL/MariaDB and SQLite have none for a query)."""
+        return None
+
     # Engine-specific, called on the main thread after an interruption was ignored.
     def _terminate(self) -> None:
         """Ends the statement's connection from outside; engines that cannot, do nothing."""
@@ -222,6 +233,11 @@ class TimedSession:
 
     def cancel(self) -> None:
         self._interrupt()
+
+    def watch(self, watcher: Callable[[float], None] | None) -> None:
+        """Tells `watcher` each new progress value the engine reports while a statement runs
+        (nothing on engines without one); None stops."""
+        self._watcher = watcher
 
     def close(self) -> None:
         raise NotImplementedError
@@ -290,6 +306,19 @@ class TimedSession:
         if not finished.wait(STOP_GRACE_S):
             self._stuck = True
 
+    def _report_progress(self, shown: float | None) -> float | None:
+        """Tells the watcher the engine's progress when it moved; what it was told last."""
+        if self._watcher is None:
+            return shown
+        try:
+            value = self._progress()
+        except Exception:  # a progress read must never end the statement it watches
+            return shown
+        if value is None or value == shown or not 0 <= value <= 100:
+            return shown
+        self._watcher(value)
+        return value
+
     def _timed(self, action: Callable[[], T], limit_s: float) -> T:
         if self._stuck:
             raise ProviderError("provider-error", "connection-busy")
@@ -308,11 +337,13 @@ class TimedSession:
         worker = threading.Thread(target=work, name="packata-sql-statement", daemon=True)
         deadline = time.monotonic() + max(limit_s, 0.0)
         worker.start()
+        shown: float | None = None
         try:
             while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):
                 if time.monotonic() >= deadline:
                     self._stop(finished)
                     raise Interrupted(None if self._cancel_confirmed else UNCONFIRMED)
+                shown = self._report_progress(shown)
         except KeyboardInterrupt:
             self._stop(finished)
             raise

@@ -27,6 +27,8 @@ _CLIENT_INTERRUPTED = "Query interrupted"
 #: configuration lock is the instance's: one session at a time opens, so each sees the lock
 #: either unset (and sets it) or set with the settings it verifies. A lock, not state.
 _OPENING = threading.Lock()
+#: The progress bar computes the query's progress for `query_progress`, and prints nothing.
+_PROGRESS = {"enable_progress_bar": True, "enable_progress_bar_print": False}
 
 
 class DuckDBSession(TimedSession):
@@ -69,9 +71,11 @@ class DuckDBSession(TimedSession):
             # connection's too, so they are verified instead of set.
             self._verify_locked(config)
         else:
-            # The progress bar would write into the report on stdout; it is set before the
-            # configuration is locked.
-            self._conn.execute("SET enable_progress_bar = false")
+            # Query progress for the live display (`query_progress`), never printed: DuckDB's
+            # own bar would write into the report on stdout. Set before the configuration is
+            # locked.
+            for name, value in _PROGRESS.items():
+                self._conn.execute(f"SET {name} = {str(value).lower()}")
         self.schema = self._set_schema(endpoint.declared_schema)
         if not shared:
             self._conn.execute("SET lock_configuration = true")
@@ -81,7 +85,7 @@ class DuckDBSession(TimedSession):
         return row[0] if row else None
 
     def _verify_locked(self, config: Mapping[str, object]) -> None:
-        expected = {**config, "enable_progress_bar": False}
+        expected = {**config, **_PROGRESS}
         if any(self._setting(name) != value for name, value in expected.items()):
             raise ProviderError("connection-failed", "the database is open in this process "
                                 "with other settings")
@@ -100,6 +104,12 @@ class DuckDBSession(TimedSession):
 
     def _interrupt(self) -> None:
         self._conn.interrupt()
+
+    def _progress(self) -> float | None:
+        """DuckDB's progress of the running query (documented as callable from another
+        thread while it runs); -1 when it has none to tell."""
+        value = float(self._conn.query_progress())
+        return value if value >= 0 else None
 
     def _classify(self, error: Exception) -> ProviderError:
         name = type(error).__name__
