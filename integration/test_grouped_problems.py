@@ -186,3 +186,21 @@ def test_a_refused_spark_token_names_the_token_variable(spark: SparkServer, tmp_
     assert_grouped(by_url, 2, "check the Spark Connect token in PACKATA_PASSWORD")
     for output in (done, by_url):
         assert WRONG not in output.stdout + output.stderr
+
+
+def test_a_missing_schema_is_one_line_with_the_closest_schema(postgres, probe, tmp_path):
+    contract = write(tmp_path / "c.yaml", objects(probe))
+    on_postgres = cli("check", str(contract), "--url", f"{postgres.reader_url}?schema=pubilc")
+    assert_grouped(on_postgres, 7, "no schema 'pubilc'; did you mean 'public'?")
+    database = tmp_path / "g.duckdb"
+    duckdb.connect(str(database)).close()
+    on_duckdb = cli("check", str(contract), "--url", f"duckdb:///{database}?schema=mian")
+    assert_grouped(on_duckdb, 7, "no schema 'mian'; did you mean 'main'?")
+
+
+def test_a_missing_spark_schema_names_the_closest_one(spark: SparkServer, tmp_path):
+    contract = write(tmp_path / "c.yaml", [{"name": "t", "quality": [
+        {"metric": "rowCount", "mustBe": 1}, {"metric": "rowCount", "mustBe": 2}]}])
+    misspelt = spark.database[:-1] + "x" + spark.database[-1]
+    done = cli("check", str(contract), "--url", f"{spark.url};schema={misspelt}")
+    assert_grouped(done, 2, f"no schema '{misspelt}'; did you mean '{spark.database}'?")

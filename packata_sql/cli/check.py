@@ -42,10 +42,9 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
                      trust_environment: bool) -> Endpoint:
     """The API's endpoint, plus the warning a password typed into a URL deserves."""
     endpoint = api.resolve_endpoint(contract, url, server, trust_environment)
-    if endpoint.password_source == "url" and endpoint.password:
-        print("packata-sql: warning: the database URL holds a password, which shell history "
-              "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
-              "(the password is not shown)", file=sys.stderr)
+    warning = api.url_password_warning(endpoint)
+    if warning:
+        print(f"packata-sql: warning: {warning}", file=sys.stderr)
     return endpoint
 
 

@@ -27,12 +27,15 @@ from packata_sql.sessions.readonly import (
     NotReadOnly,
     decide,
 )
+from packata_sql.spelling import closest_hint
 
 __all__ = ["CREDENTIALS", "ENFORCED", "TRUSTED", "Decision", "LoginFacts"]
 
 Rows = list[tuple[Any, ...]]
 T = TypeVar("T")
 STOP_GRACE_S = 10.0
+#: The schemas a login can see (DuckDB, PostgreSQL, MySQL/MariaDB: its databases).
+SCHEMAS_SQL = "SELECT DISTINCT schema_name FROM information_schema.schemata ORDER BY 1"
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,22 @@ class TimedSession:
 
     def _objects(self, schema: str | None) -> list[str]:
         raise NotImplementedError
+
+    def _schemas(self) -> list[str]:
+        """The schemas the login can see, for a hint when the declared one is missing;
+        engine-specific, run while the session opens."""
+        raise NotImplementedError
+
+    def _missing_schema(self, declared: str, code: str | None = None) -> ProviderError:
+        """`missing-schema` naming the declared schema and the closest one the login can see
+        (names only: the report and stderr show this once for every rule)."""
+        try:
+            schemas = self._schemas()
+        except Exception:  # the hint is a courtesy: the missing schema is the error
+            schemas = []
+        error = ProviderError("missing-schema", code)
+        error.args = (f"{error}; {closest_hint('schema', declared, schemas)}",)
+        return error
 
     def _stop(self, finished: threading.Event) -> None:
         """Cancel; if the statement ignores that, end its connection from a control

@@ -17,7 +17,14 @@ import sqlglot.expressions as exp
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
 from packata_sql.dialects.regex import MAX_PATTERN_LENGTH
-from packata_sql.sessions.base import LoginFacts, ProviderError, Refused, Result, TimedSession
+from packata_sql.sessions.base import (
+    SCHEMAS_SQL,
+    LoginFacts,
+    ProviderError,
+    Refused,
+    Result,
+    TimedSession,
+)
 from packata_sql.sessions.endpoint import Endpoint
 
 #: What DuckDB's Python client raises (a plain RuntimeError) when Ctrl-C arrives while one of
@@ -98,7 +105,7 @@ class DuckDBSession(TimedSession):
             try:
                 self._conn.execute(f"SET schema = {value}")
             except self._duckdb.CatalogException:
-                raise ProviderError("missing-schema") from None
+                raise self._missing_schema(declared) from None
         row = self._conn.execute("SELECT current_schema()").fetchone()
         return str(row[0]) if row else "main"
 
@@ -130,6 +137,9 @@ class DuckDBSession(TimedSession):
     def _objects(self, schema: str | None) -> list[str]:
         return [str(row[0]) for row in
                 self._conn.execute(self.dialect.objects_sql(), [schema]).fetchall()]
+
+    def _schemas(self) -> list[str]:
+        return [str(row[0]) for row in self._conn.execute(SCHEMAS_SQL).fetchall()]
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []

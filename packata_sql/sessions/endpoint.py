@@ -246,6 +246,16 @@ def credential_variables(server: str) -> tuple[str, str]:
 _AMBIENT_PASSWORDS = {"postgres": "PGPASSWORD or ~/.pgpass", "mysql": "~/.my.cnf"}
 
 
+def url_secret_warning(endpoint: Endpoint) -> str:
+    """What to say of a password (on Spark Connect, a token) typed into a `--url`: the
+    variable, and the driver's own file where the engine has one."""
+    secret = "token" if endpoint.engine == "spark" else "password"
+    ambient = _AMBIENT_PASSWORDS.get(endpoint.engine, "").rpartition(" ")[2]
+    return (f"the database URL holds a {secret}, which shell history and the process list "
+            f"keep; set {PASSWORD_VARIABLE}" + (f", or use {ambient}" if ambient else "")
+            + f" (the {secret} is not shown)")
+
+
 def login_hint(endpoint: Endpoint) -> str:
     """What to check when the server refused the login, naming the variable that gave (or
     would give) this endpoint's password or token: `PACKATA_MARIA_PASSWORD` for a server

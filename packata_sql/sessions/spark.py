@@ -165,7 +165,7 @@ class SparkConnectSession(TimedSession):
             if schema:
                 self._spark.catalog.setCurrentDatabase(schema[-1])
         except self._errors as error:
-            raise ProviderError("missing-schema", _condition(error)) from None
+            raise self._missing_schema(schema[-1], _condition(error)) from None
         return str(self._spark.catalog.currentDatabase())
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -223,6 +223,9 @@ class SparkConnectSession(TimedSession):
     def _objects(self, schema: str | None) -> list[str]:
         tables = self._spark.catalog.listTables(schema) if schema else self._spark.catalog.listTables()
         return sorted(str(t.name) for t in tables)
+
+    def _schemas(self) -> list[str]:
+        return sorted(str(database.name) for database in self._spark.catalog.listDatabases())
 
     def _interrupt(self) -> None:
         """Cancel the statement by its operation tag; the server answers with the operations
