@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -78,21 +79,36 @@ def assert_grouped(done: subprocess.CompletedProcess[str], count: int, *needles:
     assert table.count(SEE_ABOVE) == count
 
 
-@pytest.fixture
-def probe(postgres: Server) -> str:
-    postgres.execute("DROP TABLE IF EXISTS grp_orders", "CREATE TABLE grp_orders (a INT, b TEXT)",
-                     "INSERT INTO grp_orders VALUES (1, 'x'), (2, NULL)",
-                     f"GRANT SELECT ON grp_orders TO {READER}")
+def make_orders(server: Server) -> str:
+    """`grp_orders` with 2 rows (one NULL b), readable by the SELECT-only login."""
+    server.execute("DROP TABLE IF EXISTS grp_orders", "CREATE TABLE grp_orders (a INT, b TEXT)",
+                   "INSERT INTO grp_orders VALUES (1, 'x'), (2, NULL)")
+    if server.engine == "postgres":
+        server.execute(f"GRANT SELECT ON grp_orders TO {READER}")
     return "grp_orders"
 
 
-def test_a_refused_login_is_one_line_naming_the_servers_password_variable(postgres, probe,
+@pytest.fixture
+def probe(postgres: Server) -> Iterator[str]:
+    yield make_orders(postgres)
+    postgres.execute("DROP TABLE IF EXISTS grp_orders")
+
+
+#: What each engine's driver says of a wrong password (`-v` only).
+REFUSED = {"postgres": "password authentication failed", "mysql": "Access denied"}
+
+
+def test_a_refused_login_is_one_line_naming_the_servers_password_variable(server, tables,
                                                                         tmp_path):
-    reader = urlsplit(postgres.reader_url)
-    server = {"server": "maria", "type": "postgres", "host": reader.hostname,
-              "port": reader.port or 5432, "database": reader.path.lstrip("/"),
-              "schema": "public"}
-    contract = write(tmp_path / "c.yaml", objects(probe, "grp_other"), [server])
+    """A server named `maria` takes its login from PACKATA_MARIA_*: the line names them."""
+    tables.append(make_orders(server))
+    reader = urlsplit(server.reader_url)
+    database = reader.path.lstrip("/")
+    entry = {"server": "maria", "type": server.engine, "host": reader.hostname,
+             "port": reader.port or (5432 if server.engine == "postgres" else 3306),
+             "database": database, "schema": "public" if server.engine == "postgres"
+             else database}
+    contract = write(tmp_path / "c.yaml", objects("grp_orders", "grp_other"), [entry])
     env = {"PACKATA_MARIA_USERNAME": READER, "PACKATA_MARIA_PASSWORD": WRONG}
     done = cli("check", str(contract), env=env)
     assert done.returncode == 2, done.stderr
@@ -106,7 +122,7 @@ def test_a_refused_login_is_one_line_naming_the_servers_password_variable(postgr
     for key in keys:
         said = [line for line in verbose.stderr.splitlines()
                 if line.startswith(f"packata-sql: {key}: engine said:")]
-        assert len(said) == 1 and "password authentication failed" in said[0], said
+        assert len(said) == 1 and REFUSED[server.engine] in said[0], said
     assert len(grouped_lines(verbose.stderr)) == 1
     for output in (done, verbose):
         assert WRONG not in output.stdout + output.stderr
