@@ -92,8 +92,11 @@ class DuckDBSession(TimedSession):
         return row[0] if row else None
 
     def _verify_locked(self, config: Mapping[str, object]) -> None:
-        expected = {**config, **_PROGRESS}
-        if any(self._setting(name) != value for name, value in expected.items()):
+        # The progress settings are the connection's own (DuckDB scope LOCAL): this one has
+        # the defaults, which may be a bar off (no progress, a spinner) but never one printed.
+        printed = self._setting("enable_progress_bar") is not False \
+            and self._setting("enable_progress_bar_print") is not False
+        if printed or any(self._setting(name) != value for name, value in config.items()):
             raise ProviderError("connection-failed", "the database is open in this process "
                                 "with other settings")
 
