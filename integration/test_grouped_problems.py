@@ -185,6 +185,9 @@ def test_a_missing_table_is_one_line_with_the_closest_name_on_duckdb(tmp_path):
     url = f"duckdb:///{database}"
     done = _missing_table_run(url, tmp_path)
     _assert_missing_table(done, tmp_path, url)
+    markdown = cli("check", str(tmp_path / "c.yaml"), "--url", url, "--format", "markdown")
+    assert markdown.stdout.count("> error: 8 rules not measured: missing-object:") == 1
+    assert markdown.stdout.count(SEE_ABOVE) == 8
 
 
 def test_a_refused_spark_token_names_the_token_variable(spark: SparkServer, tmp_path):
