@@ -31,7 +31,13 @@ from packata_sql.report import Report, Selection
 from packata_sql.run.inspect import Diagnosis
 from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
 from packata_sql.run.runner import run
-from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
+from packata_sql.sessions.endpoint import (
+    Endpoint,
+    EndpointError,
+    from_server,
+    parse_url,
+    url_secret_warning,
+)
 from packata_sql.spelling import choice_hint, closest, is_pattern, matching
 
 __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
@@ -39,6 +45,7 @@ __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "dialect_hint", "diff",
     "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
     "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
+    "url_password_warning",
     "snapshot", "init_contract", "import_sql", "import_dbt",
     "COMPILE_DIALECTS", "GATE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis",
     "Endpoint", "Finding", "Problem", "Progress", "Report", "Rule", "Starter",
@@ -370,6 +377,14 @@ def resolve_endpoint(contract: Contract, url: str | Endpoint | None, server: str
             "database file, or pass --trust-environment to accept an unenforced session"
         )
     return endpoint
+
+
+def url_password_warning(endpoint: Endpoint) -> str | None:
+    """The warning a password or token typed into the URL deserves (never showing it), or
+    None when the URL holds none."""
+    if endpoint.password_source == "url" and endpoint.password:
+        return url_secret_warning(endpoint)
+    return None
 
 
 def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:

@@ -19,7 +19,7 @@ from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
 from packata_sql.report import RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
 from packata_sql.run.freshness import judge_latency
-from packata_sql.run.names import find_column, resolved_note
+from packata_sql.run.names import find_column, object_hint, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.run.samples import Sampling, resolve
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
@@ -48,7 +48,7 @@ def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
         _, facts = probe(state, session, unit.segments, exact, unit.catalog[0].rule,
                           session.column_facts)
     except ProviderError as error:
-        hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
+        hint = object_hint(session, unit.segments) if error.category == "missing-object" \
             else None
         state.engine_error(error, unit.catalog, None)
         state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
@@ -70,7 +70,7 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         segments, columns = probe(state, session, segments, exact, plans[0].rule,
                                    session.columns)
     except ProviderError as error:
-        hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        hint = object_hint(session, segments) if error.category == "missing-object" else None
         state.engine_error(error, plans, None)
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
@@ -228,15 +228,6 @@ def _present_fields(state: RunState, session: Session, plans: list[Plan],
         else:
             present.append(plan)
     return present
-
-
-def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
-    try:
-        visible = session.objects(segments[-2] if len(segments) > 1 else None)
-    except (ProviderError, Interrupted):
-        visible = []
-    return closest_hint("object", ".".join(segments), visible) if not visible else \
-        closest_hint("object", segments[-1], visible)
 
 
 def _plan_columns(state: RunState, session: Session, columns: dict[str, Family],

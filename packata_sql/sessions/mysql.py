@@ -19,6 +19,7 @@ from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
 from packata_sql.sessions import calls, mysql_routes
 from packata_sql.sessions.base import (
+    SCHEMAS_SQL,
     LoginFacts,
     ProviderError,
     Refused,
@@ -116,6 +117,11 @@ class MySQLSession(TimedSession):
         self.schema = self._use_schema()
         mysql_relax_timeouts(self._conn)
 
+    def _schemas(self) -> list[str]:
+        with self._conn.cursor() as cursor:
+            cursor.execute(SCHEMAS_SQL)
+            return [str(row[0]) for row in cursor.fetchall()]
+
     def _use_schema(self) -> str | None:
         """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
         current database, so authored SQL reads the objects library metrics read."""
@@ -128,10 +134,12 @@ class MySQLSession(TimedSession):
                 rows = cursor.fetchall()
         except self._pymysql.Error as error:
             code = error.args[0] if error.args and isinstance(error.args[0], int) else None
-            raise ProviderError("missing-schema", str(code) if code else None) from None
+            if declared is None:
+                raise ProviderError("missing-schema", str(code) if code else None) from None
+            raise self._missing_schema(declared, str(code) if code else None) from None
         current = rows[0][0] if rows else None
         if current is None and declared is not None:
-            raise ProviderError("missing-schema")
+            raise self._missing_schema(declared)
         return None if current is None else str(current)
 
     def _connection_error(self, error: Exception) -> ProviderError:

@@ -19,6 +19,7 @@ from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
 from packata_sql.sessions import calls, postgres_routes
 from packata_sql.sessions.base import (
+    SCHEMAS_SQL,
     LoginFacts,
     ProviderError,
     Refused,
@@ -214,8 +215,16 @@ class PostgresSession(TimedSession):
             self._end()
         current = row[0] if row else None
         if current is None and self._endpoint.declared_schema is not None:
-            raise ProviderError("missing-schema")
+            raise self._missing_schema(self._endpoint.declared_schema)
         return None if current is None else str(current)
+
+    def _schemas(self) -> list[str]:
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute(SCHEMAS_SQL)
+                return [str(row[0]) for row in cursor.fetchall()]
+        finally:
+            self._end()
 
     def _end(self) -> None:
         """Ends the statement's transaction; a broken connection is replaced before the next."""
