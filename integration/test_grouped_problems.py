@@ -188,6 +188,10 @@ def test_a_missing_table_is_one_line_with_the_closest_name_on_duckdb(tmp_path):
     markdown = cli("check", str(tmp_path / "c.yaml"), "--url", url, "--format", "markdown")
     assert markdown.stdout.count("> error: 8 rules not measured: missing-object:") == 1
     assert markdown.stdout.count(SEE_ABOVE) == 8
+    cli("check", str(tmp_path / "c.yaml"), "--url", url, "--output", f"html={tmp_path}/r.html")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.count('<p class="problem">error: 8 rules not measured: missing-object:') == 1
+    assert page.count(SEE_ABOVE) == 8
 
 
 def test_a_refused_spark_token_names_the_token_variable(spark: SparkServer, tmp_path):
