@@ -307,6 +307,11 @@ class MetricHandler:
         """Physical columns the count reads; each must exist before anything runs."""
         return (rule.target.physical_property,) if rule.target.physical_property else ()
 
+    def bindings(self, rule: Rule, library: Library, dialect: Dialect,
+                 zone: str | None) -> tuple[tuple[str, object], ...]:
+        """The driver parameters the count reads, by name (none for a library metric)."""
+        return ()
+
     def offending(self, rule: Rule, library: Library, context: MeasureContext,
                   columns: tuple[str, ...]) -> exp.Expr | None:
         """The predicate a row the count counts satisfies (None: no single row is to blame)."""

@@ -288,8 +288,9 @@ def _row_plan(
         return None, [*problems, site.finding(
             "nested-property-not-supported",
             "a measurement across several columns is not made on a nested field yet")]
+    bindings = checker.bindings(rule, definition, dialect, zones[0] if zones else None)
     return Plan(rule, handler, definition, segments, columns, declared, physical,
-                declared_zones=zones, fields=fields), problems
+                bindings=bindings, declared_zones=zones, fields=fields), problems
 
 
 class _Checks(Protocol):
@@ -303,6 +304,9 @@ class _Checks(Protocol):
 
     def columns(self, rule: Rule, definition: Any,
                 schema: SchemaObject | None) -> tuple[str, ...]: ...
+
+    def bindings(self, rule: Rule, definition: Any, dialect: Dialect,
+                 zone: str | None) -> tuple[tuple[str, object], ...]: ...
 
 
 def _compile_constraint(
