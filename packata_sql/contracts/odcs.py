@@ -46,6 +46,7 @@ from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
 from packata_sql.contracts.odcs_sla import sla_rules
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
+from packata_sql.contracts.zones import custom_zone, zone_findings
 
 Path = YamlPath
 
@@ -223,10 +224,12 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
     reader.distinct_ids()
     accept = _accepts_unexecutable(reader, document.get("customProperties"))
     drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
+    reader.findings.extend(zone_findings(document, reader.line))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
                     tuple(o for o in objects if o is not None), accept_unexecutable=accept,
                     schema_drift=drift, id=_metadata(document.get("id")),
-                    version=_metadata(document.get("version")))
+                    version=_metadata(document.get("version")),
+                    zone=custom_zone(document.get("customProperties"))[0])
 
 
 def unknown_key(key: str, known: frozenset[str], *, operator: bool,
