@@ -111,10 +111,11 @@ def contract(tmp_path: Path) -> Path:
     return path
 
 
-def check(endpoint: Endpoint, path: Path, *, sql: bool = False) -> Report:
+def check(endpoint: Endpoint, path: Path, *, sql: bool = False,
+          categories: tuple[Category, ...] = (Category.CONSTRAINT,)) -> Report:
     loaded = load_odcs(str(path))
     compiled = compile_contract(loaded, get_dialect(endpoint.engine), prefix=endpoint.schema,
-                                categories=[Category.CONSTRAINT])
+                                categories=categories)
     return run(loaded, compiled, endpoint, RunOptions(show_sql=sql))
 
 
@@ -148,3 +149,61 @@ def test_temporal_bounds_compare_instants(endpoint, tmp_path):
     else:
         assert live == {"noted": ("inconclusive", "type-mismatch"),
                         "label": ("inconclusive", "type-mismatch")}
+
+
+NESTED = "temporal_nested"
+#: A struct holding 2024-01-01 00:00 UTC as an instant, as a Paris wall clock and as a date.
+STRUCTS = {
+    "duckdb": ("CREATE TABLE {t} (s STRUCT(zoned TIMESTAMPTZ, paris TIMESTAMP, day DATE))",
+               "INSERT INTO {t} VALUES ({{'zoned': TIMESTAMPTZ '2024-01-01 02:00:00+02:00', "
+               "'paris': TIMESTAMP '2024-01-01 01:00:00', 'day': DATE '2024-01-01'}})"),
+    "spark": ("CREATE TABLE {t} (s STRUCT<zoned: TIMESTAMP, paris: TIMESTAMP_NTZ, day: DATE>) "
+              "USING parquet",
+              "INSERT INTO {t} SELECT named_struct('zoned', "
+              "TIMESTAMP'2024-01-01 02:00:00+02:00', 'paris', "
+              "TIMESTAMP_NTZ'2024-01-01 01:00:00', 'day', DATE'2024-01-01')"),
+}
+
+
+@pytest.fixture(params=["duckdb", "spark"])
+def struct_endpoint(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Endpoint]:
+    yield from table_on(request, tmp_path, request.param, NESTED,
+                        lambda name: [s.format(t=name) for s in STRUCTS[request.param]])
+
+
+def test_struct_fields_compare_as_their_own_type(struct_endpoint, tmp_path):
+    """The field's type, not its struct column's, decides: an instant field compares instants,
+    a zone-less one its wall clock in the field's zone, a date field dates."""
+    def field(name: str, logical: str, bounds: dict[str, str], **options: str) -> dict[str, Any]:
+        return {"name": name, "logicalType": logical,
+                "logicalTypeOptions": {**bounds, **options},
+                "quality": [{"id": f"{name}-member", "metric": "invalidValues",
+                             "arguments": {"validValues": ["2024-01-01T00:00:00Z"]},
+                             "mustBe": 0 if logical == "timestamp" else 1}]}
+
+    exact = {"minimum": "2024-01-01T00:00:00Z", "maximum": "2024-01-01T01:00:00+01:00"}
+    strict = {"exclusiveMinimum": "2024-01-01T00:00:00Z"}
+    document = {"apiVersion": "v3.1.0", "kind": "DataContract", "id": "n", "version": "1",
+                "status": "active", "schema": [{"name": NESTED, "properties": [
+                    {"name": "s", "logicalType": "object", "properties": [
+                        field("zoned", "timestamp", {**exact, **strict}),
+                        field("paris", "timestamp", {**exact, **strict},
+                              defaultTimezone="Europe/Paris"),
+                        field("day", "date", {"minimum": "2024-01-01", "maximum": "2024-01-01",
+                                              "exclusiveMinimum": "2023-12-31"}),
+                    ]}]}]}
+    path = tmp_path / "nested.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    report = check(struct_endpoint, path, categories=(Category.CONSTRAINT, Category.QUALITY))
+    got = {r.key: (r.status.value, r.value) for r in report.results
+           if r.key.endswith(("imum", "member"))}
+    prefix = f"schema[{NESTED}].properties[s].properties"
+    expected = {}
+    for name in ("zoned", "paris", "day"):
+        for option in ("minimum", "maximum", "exclusiveMinimum"):
+            violated = 1 if option == "exclusiveMinimum" and name != "day" else 0
+            expected[f"{prefix}[{name}].logicalTypeOptions.{option}"] = (
+                "failed" if violated else "passed", violated)
+        # an instant member: equal on both timestamps, never on a date (a warning)
+        expected[f"{name}-member"] = ("passed", 0 if name != "day" else 1)
+    assert got == expected

@@ -22,6 +22,7 @@ from packata_sql.catalog.base import (
     repeated_keys,
     rows_where,
 )
+from packata_sql.catalog.holding import column_type
 from packata_sql.catalog.metrics import engine_pattern_findings
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.catalog.temporal import temporal_bound
@@ -348,12 +349,14 @@ class Bound(ConstraintHandler):
             raise TypeMismatch
         bound = temporal_bound(value, context.zones.get(name, "UTC"))
         assert bound is not None
-        held = context.held(name)
+        native = context.native(name)
+        held = column_type(native, context.dialect) if native is not None \
+            and not context.dialect.dynamic_typing else None
         declared = (context.declared_leaf.get(name) if name in context.fields
                     else rule.target.logical_type) or ""
         if context.dialect.dynamic_typing:
             kind = "text"
-        elif context.dialect.holds_instants(context.native_types.get(name)):
+        elif context.dialect.holds_instants(native):
             kind = "instant"
         elif (held.kind if held is not None else declared.lower()) == "date":
             kind = "date"

@@ -93,6 +93,9 @@ class Target:
     #: `physical_property`, outermost first. Empty for a top-level property and for anything
     #: under array `items` or a `map`, which is never flattened implicitly.
     fields: tuple[str, ...] = ()
+    #: The zone a nested field's `logicalTypeOptions.defaultTimezone` declares (a top-level
+    #: property's is read from the schema), None when it declares none.
+    zone: str | None = None
 
     @property
     def unreachable(self) -> bool:

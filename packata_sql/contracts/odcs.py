@@ -46,7 +46,7 @@ from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
 from packata_sql.contracts.odcs_sla import sla_rules
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
-from packata_sql.contracts.zones import custom_zone, zone_findings
+from packata_sql.contracts.zones import ZONE_OPTION, custom_zone, valid_zone, zone_findings
 
 Path = YamlPath
 
@@ -91,6 +91,8 @@ class _Scope:
     #: Physical field names inside `physical_property` (Target.fields); empty at the top
     #: level and anywhere under array items or a map.
     fields: tuple[str, ...] = ()
+    #: A nested field's `logicalTypeOptions.defaultTimezone`, as written (Target.zone).
+    zone: str | None = None
 
     @property
     def holds_fields(self) -> bool:
@@ -249,6 +251,13 @@ def unknown_key(key: str, known: frozenset[str], *, operator: bool,
     return "unknown-key", f"unknown key '{key}'{hint} ({then})", match
 
 
+def _option_text(prop: dict[str, Any], option: str) -> str | None:
+    """A `logicalTypeOptions` value as text, when written."""
+    options = prop.get("logicalTypeOptions")
+    value = options.get(option) if isinstance(options, dict) else None
+    return None if value is None else str(value)
+
+
 def _metadata(value: object) -> str | None:
     return None if value is None or isinstance(value, dict | list) else str(value)
 
@@ -380,6 +389,7 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             else parent.exact_property,
             fields=(*parent.fields, _text(prop.get("physicalName")) or name)
             if not top_level and holds_constraints and name else (),
+            zone=_option_text(prop, ZONE_OPTION) if not top_level else None,
         )
         _read_quality(reader, prop, scope)
         if scope.fields:
@@ -489,7 +499,8 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
                     scope.physical_property, scope.logical_type, scope.nested,
-                    scope.exact_object, scope.exact_property, scope.fields)
+                    scope.exact_object, scope.exact_property, scope.fields,
+                    scope.zone if valid_zone(scope.zone) else None)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))

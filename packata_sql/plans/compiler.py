@@ -77,7 +77,9 @@ class Plan:
         """The object's context as this plan reads it: its nested field, if it has one."""
         if not self.fields:
             return context
-        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type)
+        zone = self.declared_zones[0] if self.declared_zones else None
+        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type,
+                                   zone)
 
     def count(self, context: MeasureContext) -> exp.Expr:
         """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
@@ -295,7 +297,8 @@ def _row_plan(
         return None, problems + too_long
     declared = tuple(_declared_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
-    zones = tuple(_declared_zone(schema, column) or zone.name for column in columns)
+    zones = tuple((rule.target.zone if rule.target.fields else _declared_zone(schema, column))
+                  or zone.name for column in columns)
     fields = rule.target.fields
     if fields and columns != (rule.target.physical_property,):
         return None, [*problems, site.finding(
