@@ -9,6 +9,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sqlglot.expressions as exp
+
 from packata_sql.authored.scanner import (
     CODE,
     DOLLAR,
@@ -219,6 +221,12 @@ _MARKER_OPEN, _MARKER_CLOSE = "\x00packata-param:", "\x00"
 _MARKERS = re.compile("\x00packata-param:([A-Za-z0-9_]*)\x00")
 # A named marker touching a word would read as another name (`:a` + `1` is `:a1`).
 _WORD = re.compile(r"[\w$:\x00]")
+
+
+def parameter(name: str) -> exp.Expr:
+    """A driver parameter in a generated sqlglot tree: rendered as the marker, which
+    `finish` swaps for the driver's own after rendering. `name`: letters, digits, `_`."""
+    return exp.Var(this=f"{_MARKER_OPEN}{name}{_MARKER_CLOSE}")
 
 
 def finish(sql: str, dialect: Dialect, has_parameters: bool) -> str:

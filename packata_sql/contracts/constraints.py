@@ -25,6 +25,7 @@ from packata_sql.contracts.model import (
     Severity,
     Target,
 )
+from packata_sql.contracts.zones import property_zone
 
 #: Checks answered from the engine's catalog, without reading rows.
 CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType", "drift"})
@@ -162,7 +163,8 @@ def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, declaration: str,
     `logicalTypeOptions.maxLength`); the rule's path and line point there."""
     target = Target(obj.name, obj.physical, prop.names or (prop.name,), prop.physical,
                     prop.logical_type, nested=bool(prop.fields), exact_object=obj.exact,
-                    exact_property=prop.exact, fields=prop.fields)
+                    exact_property=prop.exact, fields=prop.fields,
+                    zone=property_zone(prop)[0] if prop.fields else None)
     expectations = () if definition.kind in CATALOG_KINDS | {INVALID} else _NO_VIOLATIONS
     return Rule(key, f"{prop.source_path}.{declaration}", Category.CONSTRAINT, target,
                 definition, expectations, severity=Severity.ERROR,

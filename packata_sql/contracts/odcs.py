@@ -46,6 +46,7 @@ from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
 from packata_sql.contracts.odcs_sla import sla_rules
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
+from packata_sql.contracts.zones import ZONE_OPTION, custom_zone, valid_zone, zone_findings
 
 Path = YamlPath
 
@@ -90,6 +91,8 @@ class _Scope:
     #: Physical field names inside `physical_property` (Target.fields); empty at the top
     #: level and anywhere under array items or a map.
     fields: tuple[str, ...] = ()
+    #: A nested field's `logicalTypeOptions.defaultTimezone`, as written (Target.zone).
+    zone: str | None = None
 
     @property
     def holds_fields(self) -> bool:
@@ -223,10 +226,12 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
     reader.distinct_ids()
     accept = _accepts_unexecutable(reader, document.get("customProperties"))
     drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
+    reader.findings.extend(zone_findings(document, reader.line))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
                     tuple(o for o in objects if o is not None), accept_unexecutable=accept,
                     schema_drift=drift, id=_metadata(document.get("id")),
-                    version=_metadata(document.get("version")))
+                    version=_metadata(document.get("version")),
+                    zone=custom_zone(document.get("customProperties"))[0])
 
 
 def unknown_key(key: str, known: frozenset[str], *, operator: bool,
@@ -244,6 +249,13 @@ def unknown_key(key: str, known: frozenset[str], *, operator: bool,
     if operator and key.replace("_", "").lower().startswith("mustbe"):
         return "unknown-operator", f"unknown operator '{key}'{hint} ({then})", match
     return "unknown-key", f"unknown key '{key}'{hint} ({then})", match
+
+
+def _option_text(prop: dict[str, Any], option: str) -> str | None:
+    """A `logicalTypeOptions` value as text, when written."""
+    options = prop.get("logicalTypeOptions")
+    value = options.get(option) if isinstance(options, dict) else None
+    return None if value is None else str(value)
 
 
 def _metadata(value: object) -> str | None:
@@ -377,6 +389,7 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             else parent.exact_property,
             fields=(*parent.fields, _text(prop.get("physicalName")) or name)
             if not top_level and holds_constraints and name else (),
+            zone=_option_text(prop, ZONE_OPTION) if not top_level else None,
         )
         _read_quality(reader, prop, scope)
         if scope.fields:
@@ -486,7 +499,8 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
                     scope.physical_property, scope.logical_type, scope.nested,
-                    scope.exact_object, scope.exact_property, scope.fields)
+                    scope.exact_object, scope.exact_property, scope.fields,
+                    scope.zone if valid_zone(scope.zone) else None)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))

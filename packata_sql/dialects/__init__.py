@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
@@ -14,6 +14,9 @@ import sqlglot.expressions as exp
 from packata_sql import engines as _engines
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
+
+#: The type a bound parameter is cast to, per kind of column (Dialect.temporal_parameter).
+_BOUND_TYPES = {"instant": "TIMESTAMPTZ", "timestamp": "TIMESTAMP", "date": "DATE"}
 
 
 class Family(Enum):
@@ -250,6 +253,24 @@ class Dialect:
         """Whether the column's cells are instants (`timestamp with time zone`), not wall-clock
         readings that need a zone."""
         return False
+
+    def bound_instant(self, instant: datetime) -> object:
+        """The driver value a date or timestamp bound binds for a column of instants (an
+        aware instant): ISO text with its UTC offset, which `temporal_parameter` casts."""
+        return instant.astimezone(UTC).isoformat(sep=" ")
+
+    def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
+        """A bound parameter (driver-bound ISO text) as a value of the column's `kind`:
+        `instant` (a column of instants), `timestamp` (a zone-less one) or `date`."""
+        return exp.Cast(this=value, to=exp.DataType.build(_BOUND_TYPES[kind]))
+
+    def temporal_bound(self, column: exp.Expr, op: type[exp.Binary], kind: str,
+                       values: Mapping[str, exp.Expr]) -> exp.Expr:
+        """`column op bound` for a date or timestamp bound (docs/semantics.md 3.2): `values`
+        holds the bound's parameters by form (`instant`, `wall`, `date`, as
+        catalog/temporal.py computes them); `kind` says which the column compares with."""
+        form = {"instant": "instant", "timestamp": "wall", "date": "date"}[kind]
+        return op(this=column, expression=self.temporal_parameter(values[form], kind))
     #: How a nested property's column holds its fields when no catalog has said (`compile`);
     #: None: the engine has no structured columns packata-sql reads.
     nested_layout: Layout | None = None

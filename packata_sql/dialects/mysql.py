@@ -159,14 +159,27 @@ class MySQL(Dialect):
         """FROM_UNIXTIME reads epoch seconds in the session's time_zone, as a TIMESTAMP column
         shows its cells: both are the same instant whatever time_zone is (MariaDB reads no
         offset in a literal)."""
+        return call("FROM_UNIXTIME", exp.Literal.number(str(self.bound_instant(instant))))
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        return (native_type or "").strip().lower().startswith("timestamp")
+
+    def bound_instant(self, instant: datetime) -> object:
+        """Epoch seconds as exact text: FROM_UNIXTIME reads them as the instant, in the
+        session's time_zone as a TIMESTAMP column shows its cells (see `instant_literal`)."""
         from packata_sql.values import format_value
 
         since = instant - datetime(1970, 1, 1, tzinfo=UTC)
         micros = (since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds
-        return call("FROM_UNIXTIME", exp.Literal.number(format_value(Fraction(micros, 1_000_000))))
+        return format_value(Fraction(micros, 1_000_000))
 
-    def holds_instants(self, native_type: str | None) -> bool:
-        return (native_type or "").strip().lower().startswith("timestamp")
+    def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
+        if kind == "instant":
+            return call("FROM_UNIXTIME", exp.Cast(this=value,
+                                                  to=exp.DataType.build("DECIMAL(20, 6)")))
+        # DATETIME(6): a bound's microseconds are kept (a bare DATETIME drops them).
+        return exp.Cast(this=value, to=exp.DataType.build(
+            "DATETIME(6)" if kind == "timestamp" else "DATE", dialect="mysql"))
     nested_layout = Layout.JSON
 
     def field_layout(self, native_type: str | None) -> Layout | None:

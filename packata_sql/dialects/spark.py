@@ -113,6 +113,11 @@ class Spark(Dialect):
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").strip().lower()
         return name.startswith("timestamp") and not name.startswith("timestamp_ntz")
+
+    def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
+        # TIMESTAMP is Spark's instant; a zone-less bound is a TIMESTAMP_NTZ.
+        to = {"instant": "TIMESTAMP", "timestamp": "TIMESTAMP_NTZ", "date": "DATE"}[kind]
+        return exp.Cast(this=value, to=exp.DataType.build(to, dialect="spark"))
     nested_layout = Layout.STRUCT
 
     def field_layout(self, native_type: str | None) -> Layout | None:

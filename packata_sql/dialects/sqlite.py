@@ -3,6 +3,7 @@ runs RE2 (linear time, the meaning DuckDB gives a pattern)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -105,6 +106,26 @@ class SQLite(Dialect):
         date functions convert to UTC), to the second; not-a-date text gives NULL."""
         seconds = exp.cast(call("strftime", exp.Literal.string("%s"), newest), "INTEGER")
         return exp.Mul(this=seconds, expression=exp.Literal.number(1000000))
+
+    def bound_instant(self, instant: datetime) -> object:
+        # The UTC reading with no suffix: the text SQLite's date functions convert cells to.
+        return instant.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
+
+    def temporal_bound(self, column: exp.Expr, op: type[exp.Binary], kind: str,
+                       values: Mapping[str, exp.Expr]) -> exp.Expr:
+        """Cells are text: one with a `Z` or `±HH:MM` suffix is an instant (SQLite's date
+        functions read it as UTC), compared with the bound's instant; one without is a wall
+        clock in the declared zone, compared with the bound's wall clock there. Both as
+        `YYYY-MM-DD HH:MM:SS.SSS` (milliseconds); text that is no date reads as NULL."""
+        def normal(value: exp.Expr) -> exp.Expr:
+            return call("strftime", exp.Literal.string("%Y-%m-%d %H:%M:%f"), value)
+
+        zoned = exp.or_(*(exp.Glob(this=column.copy(), expression=exp.Literal.string(shape))
+                          for shape in ("*[Zz]", "*[+-][0-9][0-9]:[0-9][0-9]")))
+        compared = exp.Case().when(
+            zoned, op(this=normal(column.copy()), expression=normal(values["instant"]))).else_(
+            op(this=normal(column.copy()), expression=normal(values["wall"])))
+        return exp.and_(_typeof_in(column, "text"), compared)
     nested_layout = Layout.JSON
 
     def field_layout(self, native_type: str | None) -> Layout | None:

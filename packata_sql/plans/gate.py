@@ -128,8 +128,8 @@ def rule_document(rule: Rule, compiled: Plan | None = None) -> dict[str, Any]:
         document.update(population=compiled.library.per_item, boolean=compiled.library.boolean)
         if not compiled.library.per_item:
             document["unit"] = None
-    if isinstance(rule.definition, Latency):
-        document["latency"] = _latency_document(rule.definition)
+    if isinstance(judged.definition, Latency):  # the plan's: its zone resolved
+        document["latency"] = _latency_document(judged.definition)
     return document
 
 
