@@ -242,15 +242,12 @@ def credential_variables(server: str) -> tuple[str, str]:
     return f"PACKATA_{stem}_USERNAME", f"PACKATA_{stem}_PASSWORD"
 
 
-#: Where each engine's driver finds a password a `--url` left out (drivers.py).
-_AMBIENT_PASSWORDS = {"postgres": "PGPASSWORD or ~/.pgpass", "mysql": "~/.my.cnf"}
-
-
 def url_secret_warning(endpoint: Endpoint) -> str:
     """What to say of a password (on Spark Connect, a token) typed into a `--url`: the
     variable, and the driver's own file where the engine has one."""
-    secret = "token" if endpoint.engine == "spark" else "password"
-    ambient = _AMBIENT_PASSWORDS.get(endpoint.engine, "").rpartition(" ")[2]
+    spec = engines.spec(endpoint.engine)
+    secret = spec.secret_word
+    ambient = spec.ambient_password.rpartition(" ")[2]
     return (f"the database URL holds a {secret}, which shell history and the process list "
             f"keep; set {PASSWORD_VARIABLE}" + (f", or use {ambient}" if ambient else "")
             + f" (the {secret} is not shown)")
@@ -260,8 +257,9 @@ def login_hint(endpoint: Endpoint) -> str:
     """What to check when the server refused the login, naming the variable that gave (or
     would give) this endpoint's password or token: `PACKATA_MARIA_PASSWORD` for a server
     named `maria`, PACKATA_PASSWORD or the URL for `--url`, the token on Spark Connect."""
-    token = endpoint.engine == "spark"
-    secret = "the Spark Connect token" if token else "the password"
+    spec = engines.spec(endpoint.engine)
+    token = spec.secret_word == "token"
+    secret = f"the {spec.title} Connect token" if token else "the password"
     user_variable, password_variable = credential_variables(endpoint.server) \
         if endpoint.server else ("", PASSWORD_VARIABLE)
     user = f"{user_variable} and " if endpoint.server and not token else \
@@ -273,7 +271,7 @@ def login_hint(endpoint: Endpoint) -> str:
         return f"check {user}{secret} in {endpoint.password_source}"
     if endpoint.server:
         return f"no {secret.removeprefix('the ')} was given: set {password_variable}"
-    ambient = _AMBIENT_PASSWORDS.get(endpoint.engine)
+    ambient = spec.ambient_password
     if token:
         return f"no token was given: add ;token=… to the URL or set {PASSWORD_VARIABLE}"
     return (f"check the user in the URL and the password: set {PASSWORD_VARIABLE}"
