@@ -13,7 +13,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from packata_sql.authored.expressif import ExpressifError, Program
-from packata_sql.catalog.base import MeasureContext, TypeMismatch, rows_where
+from packata_sql.catalog.base import EngineRefused, MeasureContext, TypeMismatch, rows_where
 from packata_sql.contracts.model import Expectation, Operator, Rule
 from packata_sql.dialects import number_literal
 
@@ -95,7 +95,7 @@ class ExpressifHandler:
             rendered = render(definition.program, context.dialect,
                               **self.inputs(definition, context, columns))
         except ExpressifError as refused:
-            raise TypeMismatch(refused.message) from refused
+            raise _mismatch(refused) from refused
         if definition.program.kind == "predicate":
             return rendered
         checks = [_holds(rendered, e) for e in definition.item_expectations]
@@ -118,7 +118,7 @@ class ExpressifHandler:
             scalar = render_accumulator(definition.program, context.dialect,
                                         **self.inputs(definition, context, columns))
         except ExpressifError as refused:
-            raise TypeMismatch(refused.message) from refused
+            raise _mismatch(refused) from refused
         if definition.boolean:
             return exp.Case().when(scalar, exp.Literal.number(1)).else_(exp.Literal.number(0))
         return scalar
@@ -131,6 +131,16 @@ class ExpressifHandler:
             return None
         check = self.item_check(definition, context, columns)
         return rows_where(context, columns, exp.Not(this=exp.paren(check)))
+
+
+def _mismatch(refused: ExpressifError) -> TypeMismatch:
+    """What rendering at run time raised: an operation this engine's server cannot give its
+    meaning (the compile-time trial passed on the dialect alone) is that finding; anything
+    else a column of another type than the contract declared."""
+    if refused.code == "expressif-unsupported-on-engine":
+        named = f"'{refused.operation}': " if refused.operation else ""
+        return EngineRefused(refused.code, f"{named}{refused.message}")
+    return TypeMismatch(refused.message)
 
 
 _COMPARISONS: dict[Operator, type[exp.Binary]] = {

@@ -16,7 +16,7 @@ from packata_sql.dialects import Family, Layout
 from packata_sql.dialects.fields import struct_field
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
-from packata_sql.report import RuleResult, Status, result_of
+from packata_sql.report import Diagnostic, RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
 from packata_sql.run.freshness import judge_latency
 from packata_sql.run.names import find_column, resolved_note
@@ -100,6 +100,10 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
                      "type-mismatch")
         state.settle([p for p in scan.mismatched if _latency(p)], Status.ERROR,
                      "latency-not-temporal")
+        for plan, code, message in scan.refused:  # skipped, as its compilation would have been
+            state.results.setdefault(plan.rule.key, result_of(
+                plan.rule, Status.SKIPPED, unit=plan.rule.unit,
+                diagnostic=Diagnostic(code, message)))
         _measure(state, session, scan, families, natives, sampling)
 
 
