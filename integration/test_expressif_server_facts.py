@@ -135,3 +135,40 @@ def test_with_the_collation_the_case_rules_map_as_dotnet(
                      "status-long": (Status.PASSED, 0)}
     assert len(sent) == 1 and '"C.utf8"' in sent[0]
     assert not [f for f in report.findings if f.code == "expressif-unsupported-on-engine"]
+
+
+MARIADB_TABLE = "pk_case_general_ci"
+MARIADB_PROPERTIES = [
+    {"name": "status", "logicalType": "string", "quality": [
+        # utf8mb4_general_ci, the column's collation, would give 'straẞe', '𐐀' and 'i'.
+        _custom("sharp-s", "lower | count-substring(ß)", "expression", mustBe=1),
+        _custom("deseret", "lower | count-substring(\U00010428)", "expression", mustBe=0),
+        _custom("dotted-i", "lower | count-substring(i)", "expression", mustBe=0),
+        _custom("dotless-i", "upper | count-substring(I)", "expression", mustBe=0),
+    ]},
+]
+
+
+def test_mariadb_maps_case_under_its_uca_collation(
+        mysql: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LOWER and UPPER follow the column's collation; the rendering converts the text to
+    utf8mb4_uca1400_as_cs (Unicode's simple mapping), which the session found on the server,
+    and keeps 'İ' and 'ı' as .NET's invariant culture does."""
+    mysql.execute(f"DROP TABLE IF EXISTS `{MARIADB_TABLE}`",
+                  f"CREATE TABLE `{MARIADB_TABLE}` (status VARCHAR(20) CHARACTER SET utf8mb4 "
+                  "COLLATE utf8mb4_general_ci)",
+                  f"INSERT INTO `{MARIADB_TABLE}` VALUES ('STRAẞE'), ('\U00010400'), ('İ'), "
+                  "('ı')")
+    try:
+        contract = load_odcs(str(contract_file(tmp_path / "c.yaml", MARIADB_TABLE,
+                                               MARIADB_PROPERTIES)))
+        compiled = compile_contract(contract, get_dialect("mysql"),
+                                    categories=[Category.QUALITY])
+        report = run(contract, compiled, mysql.reader, RunOptions())
+    finally:
+        mysql.execute(f"DROP TABLE IF EXISTS `{MARIADB_TABLE}`")
+    found = {r.key: (r.status, r.value) for r in report.results}
+    assert found == {"sharp-s": (Status.FAILED, 3),  # only 'STRAẞE' holds a 'ß' once lowered
+                     "deseret": (Status.FAILED, 1),  # '𐐀' lowered is '𐐨'
+                     "dotted-i": (Status.PASSED, 0),  # 'İ' stays 'İ'
+                     "dotless-i": (Status.PASSED, 0)}  # 'ı' stays 'ı'

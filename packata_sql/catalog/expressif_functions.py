@@ -176,6 +176,34 @@ def _mask_to_text(r: Rendering, value: exp.Expr) -> exp.Expr:
     ], default=exp.Null())
 
 
+_ESCAPE = "~"
+
+
+def _invariant_case(upper: bool) -> Render:
+    """.NET's `ToUpperInvariant`/`ToLowerInvariant`: Unicode's simple mapping, each
+    character alone, except the characters the dialect says its function maps otherwise
+    (`case_kept`), which go around it: the text is escaped (`~` becomes `~!`, the i-th kept
+    character `~i`), mapped, and unescaped (`~i` becomes what .NET makes of that character,
+    `~!` becomes `~`). Every `~` of the escaped text starts a two-character token whose second
+    character is no `~`, so the replacements cannot overlap, and the case functions leave
+    `~`, `!` and digits alone."""
+    def render(r: Rendering, value: exp.Expr) -> exp.Expr:
+        kept = r.dialect.case_kept(upper)
+        assert len(kept) <= 10  # one digit per kept character
+
+        def replace(text: exp.Expr, old: str, new: str) -> exp.Expr:
+            return exp.func("REPLACE", text, exp.Literal.string(old), exp.Literal.string(new))
+
+        text = replace(r.dialect.case_mapped(value), _ESCAPE, _ESCAPE + "!")
+        for index, char in enumerate(kept):
+            text = replace(text, char, f"{_ESCAPE}{index}")
+        mapped: exp.Expr = exp.Upper(this=text) if upper else exp.Lower(this=text)
+        for index, target in enumerate(kept.values()):
+            mapped = replace(mapped, f"{_ESCAPE}{index}", target)
+        return replace(mapped, _ESCAPE + "!", _ESCAPE)
+    return render
+
+
 def _utf16_problem(dialect: Dialect) -> str | None:
     return None if dialect.utf16_length(exp.Null()) is not None else _NO_UTF16
 
@@ -223,10 +251,10 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
     "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)),
         true=exp.Null())], default=v)),
-    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=r.dialect.case_mapped(v)),
-                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=False)),
-    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=r.dialect.case_mapped(v)),
-                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=True)),
+    "lower": Operation("text", "text", _invariant_case(upper=False), per_dialect=True,
+                       problem=lambda d: d.case_mapping_problem(upper=False)),
+    "upper": Operation("text", "text", _invariant_case(upper=True), per_dialect=True,
+                       problem=lambda d: d.case_mapping_problem(upper=True)),
     "trim": Operation("text", "text", lambda r, v: exp.Trim(
         this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
         problem=lambda d: d.trim_set_problem()),

@@ -190,6 +190,14 @@ class Dialect:
         mapping does, whatever the column's collation or the database's locale."""
         return text
 
+    def case_kept(self, upper: bool) -> dict[str, str]:
+        """The characters the engine's UPPER (or LOWER) maps otherwise than .NET's invariant
+        culture, with what .NET makes of them: rendered around the function, never through
+        it (catalog/expressif_functions.py). .NET keeps 'İ' (U+0130) in lower case and 'ı'
+        (U+0131) in upper case, as Windows' invariant table does; Unicode maps them to 'i'
+        and 'I', and so does every engine."""
+        return {"\u0131": "\u0131"} if upper else {"\u0130": "\u0130"}
+
     def decimal_rounding_problem(self) -> str | None:
         """Why the engine cannot round a decimal half to even as .NET does, if it cannot."""
         return None
