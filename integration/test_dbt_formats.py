@@ -210,3 +210,45 @@ def test_postgres_binds_expressif_variables_in_the_gate_scan(
         assert rules["above_min"] == rules["above_param"] == ("passed", [0, 1], None)
         assert rules["above_unbound"] == ("skipped", None, "missing-parameter")
         assert rules["total"][0] == "passed"
+
+
+#: Rules whose generated SQL holds a literal `%` and binds nothing: Expressif text literals
+#: and a library pattern. psycopg2 reads every `%` of a statement handed a list of values (the
+#: runtime always hands one, empty or not) as the start of a marker.
+PERCENT = {
+    "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+    "status": "active", "schema": [{"name": "orders", "quality": [
+        {"id": "volume", "metric": "rowCount", "mustBe": 10},
+    ], "properties": [{"name": "status", "logicalType": "string", "quality": [
+        _expressif("appended", "append(%) | count-substring(%)", "value", "expression",
+                   mustBe=1),
+        _expressif("percent_in_status", "count-substring(%)", "value", "expression", mustBe=1),
+        {"id": "pattern", "metric": "invalidValues", "arguments": {"pattern": "^[a-z]+%?$"},
+         "mustBe": 0},
+    ]}]}],
+}
+
+
+def test_postgres_a_literal_percent_without_variables_reaches_the_engine_as_written(
+        postgres: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Alone, and beside a rule that binds a variable, the scan's `%` are `%%` in the plan,
+    so psycopg2 hands the engine the `%` the rule wrote."""
+    from .dbt_harness import projects
+
+    alone = PERCENT
+    beside = json.loads(json.dumps(PERCENT))
+    beside["schema"][0]["quality"].append(
+        _expressif("above_min", "[amount] |? greater-than(@min)", "row", arguments={"min": 0}))
+    for project in projects("postgres", tmp_path_factory.mktemp("dbt_percent_pg"), postgres):
+        for contract in (alone, beside):
+            code, plan = _generate(project, "orders.percent.odcs.yaml", json.dumps(contract))
+            assert code == 0 and "\\u0025\\u0025" in plan  # %%, escaped in the generated JSON
+            outcome = project.invoke("--select", "orders")
+            rules = outcome.rules()
+            assert rules["volume"] == ("passed", [10, 1], None)
+            assert rules["appended"] == ("passed", [0, 1], None)  # 'placed%' holds one '%'
+            assert rules["percent_in_status"] == ("failed", [10, 1], None)  # no status holds one
+            assert rules["pattern"] == ("passed", [0, 1], None)
+            if contract is beside:
+                assert rules["above_min"] == ("passed", [0, 1], None)
+            assert outcome.statuses == {"orders": "error"}  # percent_in_status fails it
