@@ -252,3 +252,42 @@ def test_postgres_a_literal_percent_without_variables_reaches_the_engine_as_writ
             if contract is beside:
                 assert rules["above_min"] == ("passed", [0, 1], None)
             assert outcome.statuses == {"orders": "error"}  # percent_in_status fails it
+
+
+STAMPED = {
+    "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+    "status": "active", "schema": [{"name": "stamped", "properties": [
+        {"name": "placed_at", "logicalType": "timestamp", "quality": [
+            _expressif("placed_before_now", "before(@observationTime)", "value"),
+        ]}]}],
+}
+#: Ten orders placed 2026-01-02T00:00Z to 2026-01-11T00:00Z, one a day.
+STAMPED_MODEL = ("select i as order_id, timestamptz '2026-01-01 00:00:00+00' + i * interval 1 day"
+                 " as placed_at from range(1, 11) t(i)\n")
+
+
+def test_observation_time_is_the_var_the_gate_reads(project: Project) -> None:
+    """`@observationTime` is the run's observation instant: the var packata_sql_observed_at
+    (bound by the driver), else dbt's run_started_at."""
+    from packata_sql.cli.main import main
+
+    (project.root / "models" / "stamped.sql").write_text(STAMPED_MODEL, encoding="utf-8")
+    path = project.root / "stamped.odcs.yaml"
+    path.write_text(json.dumps(STAMPED), encoding="utf-8")
+    try:
+        assert main(["dbt", "generate", str(path), "--project-dir", str(project.root)]) == 0
+        plan = (project.root / "macros" / "packata_sql" / "stamped.sql").read_text("utf-8")
+        assert '"observation_time"' in plan  # a driver parameter, never an instant in SQL
+        now = project.invoke("--select", "stamped")
+        assert now.rules("stamped") == {"placed_before_now": ("passed", [0, 1], None)}
+        replayed = project.invoke("--select", "stamped",
+                                  variables={"packata_sql_observed_at": "2026-01-05T12:00:00Z"})
+        # placed on the 6th to the 11th: not before the observation instant
+        assert replayed.rules("stamped") == {"placed_before_now": ("failed", [6, 1], None)}
+        assert replayed.statuses == {"stamped": "error"}
+        edge = project.invoke("--select", "stamped",
+                              variables={"packata_sql_observed_at": "2026-01-06T00:00:00Z"})
+        # the order placed at that very instant is not before it: still six
+        assert edge.rules("stamped") == {"placed_before_now": ("failed", [6, 1], None)}
+    finally:
+        (project.root / "models" / "stamped.sql").unlink()
