@@ -291,3 +291,32 @@ def test_observation_time_is_the_var_the_gate_reads(project: Project) -> None:
         assert edge.rules("stamped") == {"placed_before_now": ("failed", [6, 1], None)}
     finally:
         (project.root / "models" / "stamped.sql").unlink()
+
+
+def test_a_keyword_cell_leaves_the_gate_rule_inconclusive(project: Project) -> None:
+    """The gate reads the NULL count of an Expressif value rule over a text cell the
+    language reads as a keyword (`(null)`) as `check` does: inconclusive, and why."""
+    from packata_sql.cli.main import main
+
+    contract = {
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+        "status": "active", "schema": [{"name": "keyworded", "properties": [
+            {"name": "note", "logicalType": "string", "quality": [
+                _expressif("note_es", "count-substring(e)", "value", "expression",
+                           mustBeLessThan=2)]},
+            {"name": "n", "logicalType": "integer", "quality": [
+                _expressif("n_positive", "positive", "value")]}]}],
+    }
+    model = project.root / "models" / "keyworded.sql"
+    model.write_text("select 'new' as note, 1 as n union all select ' (NULL) ', 2\n",
+                     encoding="utf-8")
+    path = project.root / "keyworded.odcs.yaml"
+    path.write_text(json.dumps(contract), encoding="utf-8")
+    try:
+        assert main(["dbt", "generate", str(path), "--project-dir", str(project.root)]) == 0
+        outcome = project.invoke("--select", "keyworded")
+        assert outcome.rules("keyworded") == {
+            "note_es": ("inconclusive", None, "expressif-in-band-value"),
+            "n_positive": ("passed", [0, 1], None)}
+    finally:
+        model.unlink()

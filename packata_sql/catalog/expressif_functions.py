@@ -14,6 +14,7 @@ from packata_sql.catalog.expressif_operations import (
     is_null,
     paren,
     remove_all,
+    trimmed,
 )
 from packata_sql.catalog.expressif_predicates import no_temporal
 from packata_sql.dialects import Dialect
@@ -295,10 +296,10 @@ _TEXT_FUNCTIONS: dict[str, Operation] = {
                        problem=lambda d: d.case_mapping_problem(upper=False)),
     "upper": Operation("text", "text", _invariant_case(upper=True), per_dialect=True,
                        problem=lambda d: d.case_mapping_problem(upper=True)),
-    "trim": Operation("text", "text", lambda r, v: exp.Trim(
-        this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
+    "trim": Operation("text", "text", lambda r, v: trimmed(r.dialect, v), per_dialect=True,
         problem=lambda d: d.trim_set_problem()),
-    "without-whitespaces": Operation("text", "text", lambda r, v: remove_all(v, WHITESPACE)),
+    "without-whitespaces": Operation("text", "text", lambda r, v: remove_all(
+        r.dialect, v, WHITESPACE)),
     "whitespaces-to-empty": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=blank(r, v), true=_EMPTY.copy())], default=v)),
     "whitespaces-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(

@@ -111,6 +111,10 @@ class MySQL(Dialect):
     #: rendering without a server (`compile`) assumes it.
     case_collation = True
 
+    def character(self, code: int) -> exp.Expr:
+        # CHAR(n) reads bytes: the character's UTF-8 bytes, as utf8mb4.
+        return exp.var(f"CONVERT(X'{chr(code).encode('utf-8').hex().upper()}' USING utf8mb4)")
+
     def case_mapping_problem(self, upper: bool) -> str | None:
         if self.case_collation:
             return None

@@ -82,6 +82,12 @@ class Spark(Dialect):
             return column
         return exp.paren(exp.Collate(this=column, expression=exp.Var(this="UTF8_BINARY")))
 
+    def character(self, code: int) -> exp.Expr:
+        # chr(n) is chr(n % 256): the character's UTF-8 bytes, decoded.
+        return exp.Anonymous(this="decode", expressions=[exp.Anonymous(
+            this="unhex", expressions=[exp.Literal.string(chr(code).encode("utf-8").hex())]),
+            exp.Literal.string("UTF-8")])
+
     def case_mapping_problem(self, upper: bool) -> str | None:
         if upper:
             return ("UPPER maps 'ß' to 'SS' (Java's full case mapping: about a hundred "

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from packata_sql.authored.template import OBSERVATION_PARAMETER
-from packata_sql.catalog.expressif_rules import ExpressifRule
+from packata_sql.catalog.expressif_rules import IN_BAND, ExpressifRule
 from packata_sql.contracts.model import Latency
 from packata_sql.dialects import Family, Layout
 from packata_sql.dialects.fields import struct_field
@@ -266,7 +266,11 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     common: dict[str, Any] = {"unit": rule.unit, "elapsed_ms": elapsed_ms, "fused": fused,
                               "sql": sql}
     if raw is None:
-        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("null-result"), **common)
+        # A value or row rule's count is NULL only when a text cell is one the language
+        # reads otherwise than as its text (catalog/expressif_rules.py).
+        code = IN_BAND if isinstance(plan.library, ExpressifRule) and plan.library.per_item \
+            else "null-result"
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(code), **common)
     try:
         count = measured_value(raw)
         population = measured_value(rows)

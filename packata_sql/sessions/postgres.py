@@ -11,6 +11,7 @@ its cancel has its backend terminated from a control connection.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 from collections.abc import Sequence
 from typing import Any
@@ -216,6 +217,13 @@ class PostgresSession(TimedSession):
             self._end()
         current = row[0] if row else None
         self.dialect.case_collation = bool(row[1]) if row else False
+        # A database not in UTF8 holds fewer characters: generated SQL writes no other.
+        encoding = str(self._conn.info.encoding)
+        try:
+            unicode = codecs.lookup(encoding).name == "utf-8"
+        except LookupError:
+            unicode = False
+        self.dialect.text_encoding = None if unicode else encoding
         if current is None and self._endpoint.declared_schema is not None:
             raise ProviderError("missing-schema")
         return None if current is None else str(current)
