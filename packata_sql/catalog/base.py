@@ -50,6 +50,17 @@ class TypeMismatch(Exception):
     """The measurement cannot be computed on this column type without a silent cast."""
 
 
+class EngineRefused(TypeMismatch):
+    """The engine the run reads cannot give the measurement its exact meaning (what its
+    server says, not only its dialect: PostgreSQL without the "C.utf8" collation): the
+    finding `code`, whose `message` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 def logical_family(logical_type: str | None) -> Family | None:
     return _LOGICAL_FAMILIES.get((logical_type or "").lower())
 

@@ -86,7 +86,8 @@
         {%- set aged = packata_sql_latency(rule.latency, count, rows, pair[2], observed, modules.datetime, modules.pytz) -%}
         {%- do results.append(packata_sql_result(rule, state, aged.status, code=aged.get('code'), value=aged.get('value'), evidence={"rows": rows}, failed=aged.failed, fused=fused | length > 1)) -%}
       {%- elif count.kind == 'null' -%}
-        {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="null-result", fused=fused | length > 1)) -%}
+        {#- an Expressif value or row rule's count is NULL only for a text cell the language reads otherwise than as its text -#}
+        {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="expressif-in-band-value" if rule.get('population') else "null-result", fused=fused | length > 1)) -%}
       {%- elif count.kind != 'number' -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="not-a-number", fused=fused | length > 1)) -%}
       {%- elif rule.get('population') and rows == 0 -%}

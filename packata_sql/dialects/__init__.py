@@ -17,6 +17,8 @@ from packata_sql.dialects.regex import Flavor
 
 #: The type a bound parameter is cast to, per kind of column (Dialect.temporal_parameter).
 _BOUND_TYPES = {"instant": "TIMESTAMPTZ", "timestamp": "TIMESTAMP", "date": "DATE"}
+#: The characters a line-oriented reader breaks a line at (Python's `str.splitlines`).
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 class Family(Enum):
@@ -86,6 +88,9 @@ class Dialect:
     type_aliases: dict[str, str] = {}  # noqa: RUF012 (read only)
     #: The catalog reports the declared type text itself and any name is accepted (SQLite).
     literal_type_names: bool = False
+    #: The database's text encoding as a Python codec, where it is not Unicode (a
+    #: PostgreSQL database in LATIN1, set by the session); None: any character.
+    text_encoding: str | None = None
 
     def instant(self, moment: datetime) -> object:
         """The driver value `{observation_time}` binds for an aware UTC instant: a typed
@@ -192,6 +197,58 @@ class Dialect:
         """The argument to hand UPPER and LOWER so that they map case as Unicode's simple
         mapping does, whatever the column's collation or the database's locale."""
         return text
+
+    def holdable(self, characters: str) -> str:
+        """The characters of a set that a text cell can hold: all of them, unless the
+        session found a database whose encoding is not Unicode (`text_encoding`), where the
+        others are in no cell and writing one fails the statement. An encoding Python does
+        not know keeps ASCII only (every server encoding holds it)."""
+        if self.text_encoding is None:
+            return characters
+        kept = []
+        for char in characters:
+            try:
+                char.encode(self.text_encoding)
+            except UnicodeEncodeError:
+                continue
+            except LookupError:
+                if ord(char) >= 128:
+                    continue
+            kept.append(char)
+        return "".join(kept)
+
+    def character(self, code: int) -> exp.Expr:
+        """One character by its code point, for those generated SQL never writes raw."""
+        return exp.Anonymous(this="CHR", expressions=[exp.Literal.number(code)])
+
+    def text_literal(self, text: str) -> exp.Expr:
+        """`text` as SQL, the characters that break a line (`LINE_BREAKS`) written with
+        `character` and concatenated: a statement stays one line in a golden file, a log or
+        a file read with universal newlines, and means the same text."""
+        pieces: list[exp.Expr] = []
+        run = ""
+        for char in text:
+            if char not in LINE_BREAKS:
+                run += char
+                continue
+            if run:
+                pieces.append(exp.Literal.string(run))
+                run = ""
+            pieces.append(self.character(ord(char)))
+        if run or not pieces:
+            pieces.append(exp.Literal.string(run))
+        joined = pieces[0]
+        for piece in pieces[1:]:
+            joined = exp.DPipe(this=joined, expression=piece, safe=False)
+        return joined
+
+    def case_kept(self, upper: bool) -> dict[str, str]:
+        """The characters the engine's UPPER (or LOWER) maps otherwise than .NET's invariant
+        culture, with what .NET makes of them: rendered around the function, never through
+        it (catalog/expressif_functions.py). .NET keeps 'İ' (U+0130) in lower case and 'ı'
+        (U+0131) in upper case, as Windows' invariant table does; Unicode maps them to 'i'
+        and 'I', and so does every engine."""
+        return {"\u0131": "\u0131"} if upper else {"\u0130": "\u0130"}
 
     def decimal_rounding_problem(self) -> str | None:
         """Why the engine cannot round a decimal half to even as .NET does, if it cannot."""

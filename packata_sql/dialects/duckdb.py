@@ -65,10 +65,12 @@ class DuckDB(Dialect):
     lexical = POSTGRES_FAMILY
     deny = DENY
 
-    def case_mapping_problem(self, upper: bool) -> str | None:
-        if upper:
-            return "UPPER maps 'ß' to 'ẞ'; .NET's invariant mapping keeps 'ß'"
-        return None
+    def case_kept(self, upper: bool) -> dict[str, str]:
+        # UPPER maps 'ß' to 'ẞ' (U+1E9E); .NET's invariant mapping keeps 'ß'.
+        return {**super().case_kept(upper), **({"ß": "ß"} if upper else {})}
+
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        return self.binary_key(text)  # REPLACE and the case functions see the text itself
 
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL_RE2),

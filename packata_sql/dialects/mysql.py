@@ -16,6 +16,12 @@ from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
 _BINARY_COLLATION = exp.Var(this="utf8mb4_bin")
+#: The collation whose LOWER and UPPER are Unicode's simple case mapping (`case_mapped`).
+CASE_COLLATION = "utf8mb4_uca1400_as_cs"
+#: Not 0 when the server has it, asked once per run: MariaDB 10.10 and later list the UCA
+#: 14.0 collations once for every character set, without its prefix; MySQL has none.
+CASE_COLLATION_SQL = ("(SELECT COUNT(*) FROM information_schema.COLLATIONS"
+                      " WHERE COLLATION_NAME = 'uca1400_as_cs')")
 # pymysql field type codes
 _TEXT = {15, 253, 254, 249, 250, 251, 252}
 _NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
@@ -101,6 +107,29 @@ class MySQL(Dialect):
     parameter_marker = "%s"
     time_fraction_digits = 0  # DATETIME, TIMESTAMP and TIME without (n)
     percent_escapes = True
+    #: Whether the server has CASE_COLLATION; a session sets it from what the server says,
+    #: rendering without a server (`compile`) assumes it.
+    case_collation = True
+
+    def character(self, code: int) -> exp.Expr:
+        # CHAR(n) reads bytes: the character's UTF-8 bytes, as utf8mb4.
+        return exp.var(f"CONVERT(X'{chr(code).encode('utf-8').hex().upper()}' USING utf8mb4)")
+
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if self.case_collation:
+            return None
+        return (f"the server has no {CASE_COLLATION} collation (MariaDB 10.10 and later), and "
+                "LOWER and UPPER under the others map case by older Unicode tables (no 'ẞ', "
+                "nothing beyond U+FFFF)")
+
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        # LOWER and UPPER follow the collation: utf8mb4_general_ci (the default) and
+        # utf8mb4_unicode_ci map by Unicode 4 tables and leave characters beyond U+FFFF alone;
+        # the UCA 14.0 collations map as Unicode's simple mapping does (every code point
+        # measured equal to glibc's C.utf8). CONVERT first: a latin1 column has no such
+        # collation.
+        return exp.Collate(this=exp.Anonymous(this="CONVERT", expressions=[exp.var(
+            f"{self.render(text)} USING utf8mb4")]), expression=exp.var(CASE_COLLATION))
 
     def trim_set_problem(self) -> str | None:
         return ("TRIM removes one string, not a set of characters: tabs, new lines and "

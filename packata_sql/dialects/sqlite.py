@@ -51,6 +51,9 @@ class SQLite(Dialect):
         (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
         return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
 
+    def character(self, code: int) -> exp.Expr:
+        return exp.Anonymous(this="CHAR", expressions=[exp.Literal.number(code)])
+
     def case_mapping_problem(self, upper: bool) -> str | None:
         return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
 

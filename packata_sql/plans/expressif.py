@@ -56,11 +56,14 @@ OBSERVED = "packata_observation"
 _MARKERS = re.compile("\x00packata-param:([A-Za-z0-9_]*)\x00")
 
 
-def bound_markers(sql: str, dialect: Dialect) -> tuple[str, tuple[str, ...]]:
+def bound_markers(sql: str, dialect: Dialect, *,
+                  listed: bool = False) -> tuple[str, tuple[str, ...]]:
     """Generated SQL with the driver's markers for the parameters an Expressif variable
-    reads, and their names in the order the driver takes them; SQL without one unchanged."""
+    reads, and their names in the order the driver takes them; SQL without one unchanged,
+    unless `listed`: the caller always hands the driver a list of values (the dbt gate), so a
+    `%`-style driver reads every `%` as a marker's start, and each is written `%%`."""
     names = tuple(_MARKERS.findall(sql))
-    if not names:
+    if not names and not listed:
         return sql, ()
     if dialect.named_parameters:
         names = tuple(dict.fromkeys(names))

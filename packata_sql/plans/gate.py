@@ -163,8 +163,10 @@ def _items(plan: Plan, dialect: Dialect, token: str,
         except TypeMismatch:
             continue
         key = "*" if None in mix else ",".join(f.value for f in mix if f is not None)
+        # The runtime hands the driver the scan's values, an empty list or not (psycopg2
+        # then reads every `%`): each item is escaped, whether it binds a variable or not.
         sql, names = bound_markers(dialect.render(exp.alias_(count, f"m{index}", quoted=True)),
-                                   dialect)
+                                   dialect, listed=True)
         if binds is not None and names != binds[0]:
             raise AssertionError("every variant of an item reads its variables in one order")
         binds = (names,)

@@ -10,13 +10,13 @@ from fractions import Fraction
 from typing import Any
 
 from packata_sql.authored.template import OBSERVATION_PARAMETER
-from packata_sql.catalog.expressif_rules import ExpressifRule
+from packata_sql.catalog.expressif_rules import IN_BAND, ExpressifRule
 from packata_sql.contracts.model import Latency
 from packata_sql.dialects import Family, Layout
 from packata_sql.dialects.fields import struct_field
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
-from packata_sql.report import RuleResult, Status, result_of
+from packata_sql.report import Diagnostic, RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
 from packata_sql.run.freshness import judge_latency
 from packata_sql.run.names import find_column, object_hint, resolved_note
@@ -100,6 +100,10 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
                      "type-mismatch")
         state.settle([p for p in scan.mismatched if _latency(p)], Status.ERROR,
                      "latency-not-temporal")
+        for plan, code, message in scan.refused:  # skipped, as its compilation would have been
+            state.results.setdefault(plan.rule.key, result_of(
+                plan.rule, Status.SKIPPED, unit=plan.rule.unit,
+                diagnostic=Diagnostic(code, message)))
         _measure(state, session, scan, families, natives, sampling)
 
 
@@ -253,7 +257,11 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     common: dict[str, Any] = {"unit": rule.unit, "elapsed_ms": elapsed_ms, "fused": fused,
                               "sql": sql}
     if raw is None:
-        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("null-result"), **common)
+        # A value or row rule's count is NULL only when a text cell is one the language
+        # reads otherwise than as its text (catalog/expressif_rules.py).
+        code = IN_BAND if isinstance(plan.library, ExpressifRule) and plan.library.per_item \
+            else "null-result"
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(code), **common)
     try:
         count = measured_value(raw)
         population = measured_value(rows)

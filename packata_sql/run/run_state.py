@@ -31,6 +31,11 @@ _DIAGNOSTICS = {
     "value-out-of-range": "the measurement has more than 38 significant digits or an exponent "
                           "beyond ±324; no measurement needs them, so it is not reported",
     "null-result": "the measurement is NULL",
+    "expressif-in-band-value": ("a text cell the rule reads is one Expressif reads otherwise "
+                                "than as its text (trimmed, it starts with '(' and ends with "
+                                "')': the keywords (null), (empty) and (blank), or a value the "
+                                "text functions leave unread), so no count has the language's "
+                                "meaning"),
     "empty-population": "the object has no rows, so the program was applied to no item",
     "no-observation": "no value was supplied for this observation rule (the API's "
                       "'observations', keyed by the rule's key)",

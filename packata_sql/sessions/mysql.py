@@ -15,8 +15,9 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from packata_sql.dialects import Family, get_dialect
+from packata_sql.dialects import Family
 from packata_sql.dialects.facts import ColumnFact
+from packata_sql.dialects.mysql import CASE_COLLATION_SQL, MySQL
 from packata_sql.sessions import calls, mysql_routes
 from packata_sql.sessions.base import (
     SCHEMAS_SQL,
@@ -82,7 +83,7 @@ class MySQLSession(TimedSession):
 
         self._pymysql = pymysql
         self._endpoint = endpoint
-        self.dialect = get_dialect("mysql")
+        self.dialect: MySQL = MySQL()
         self._conn: Any = None
         self._control: Any = None
         self._connect()
@@ -108,9 +109,11 @@ class MySQLSession(TimedSession):
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute("SET SESSION TRANSACTION READ ONLY")
-                cursor.execute("SELECT @@SESSION.sql_mode")
+                # The same round trip asks whether LOWER and UPPER can map case as .NET does.
+                cursor.execute(f"SELECT @@SESSION.sql_mode, {CASE_COLLATION_SQL}")
                 rows = cursor.fetchall()
                 configured = str(rows[0][0]) if rows and rows[0][0] is not None else ""
+                self.dialect.case_collation = bool(rows and rows[0][1])
                 cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
         except self._pymysql.Error as error:
             raise self._classify(error) from error
