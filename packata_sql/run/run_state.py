@@ -31,6 +31,8 @@ _DIAGNOSTICS = {
     "value-out-of-range": "the measurement has more than 38 significant digits or an exponent "
                           "beyond ±324; no measurement needs them, so it is not reported",
     "null-result": "the measurement is NULL",
+    "json-temporal-not-exact": "every present value is a JSON string, as a date or timestamp "
+                               "in a JSON document is; its text is not checked as one",
     "empty-population": "the object has no rows, so the program was applied to no item",
     "no-observation": "no value was supplied for this observation rule (the API's "
                       "'observations', keyed by the rule's key)",
