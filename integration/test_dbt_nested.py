@@ -9,9 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from packata_sql.cli.main import main as packata_main
-
-from .dbt_harness import Project, projects
+from .dbt_harness import Project, gated_model
 
 CONTRACT = """\
 apiVersion: v3.1.0
@@ -57,14 +55,8 @@ KEYS = ("city-nulls", f"{PREFIX}[city].required", f"{PREFIX}[zip].logicalTypeOpt
 @pytest.fixture(scope="module", params=["duckdb", "postgres"])
 def project(request: pytest.FixtureRequest,
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    kind = str(request.param)
-    server = request.getfixturevalue("postgres") if kind == "postgres" else None
-    for built in projects(kind, tmp_path_factory.mktemp(f"dbt_nested_{kind}"), server):
-        (built.root / "nested.odcs.yaml").write_text(CONTRACT, encoding="utf-8")
-        (built.root / "models" / "nested_orders.sql").write_text(MODEL, encoding="utf-8")
-        assert packata_main(["dbt", "generate", str(built.root / "nested.odcs.yaml"),
-                             "--project-dir", str(built.root)]) == 0
-        yield built
+    yield from gated_model(request, tmp_path_factory, "nested.odcs.yaml", CONTRACT, "nested_orders",
+                           MODEL)
 
 
 def test_nested_rules_gate_the_model(project: Project) -> None:

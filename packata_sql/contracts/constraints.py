@@ -124,8 +124,9 @@ def _problems_by_declaration(prop: SchemaProperty) -> dict[str, list[Finding]]:
 
 def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
     column = (prop.physical,)
-    if not prop.fields:  # the catalog lists columns, not the fields inside one
-        yield from _catalog_checks(prop, column)
+    # A nested field's are answered from its struct's catalog type, or counted in its JSON
+    # documents (docs/semantics.md, "Nested fields").
+    yield from _catalog_checks(prop, column)
     if prop.required:
         yield Constraint("required", column), "required"
     if prop.unique:

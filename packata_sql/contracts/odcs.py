@@ -409,20 +409,14 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
 
 def _nested_constraint_rules(reader: _Reader, prop: Mapping[str, Any], scope: _Scope) -> None:
     """What a field of a struct or JSON column declares becomes rules as a column's would,
-    keyed by its logical path; its presence and types are not looked up in the catalog,
-    which lists the column, not its fields (docs/formats.md)."""
+    keyed by its logical path: its presence and types too, answered from a struct's catalog
+    type or counted in JSON documents (docs/formats.md)."""
     declared = schema_property(reader.line, prop, scope.yaml_path, scope.index_path)
     if declared.primary_key:
         reader.findings.append(Finding(
             "nested-property-not-supported", "primaryKey on a nested field is not checked: "
             "a key is made of columns", scope.index_path, Level.WARNING,
             line=reader.line((*scope.yaml_path, "primaryKey"))))
-    typed = [key for key in ("logicalType", "physicalType") if prop.get(key) is not None]
-    if typed:
-        reader.findings.append(Finding(
-            "nested-type-not-checked", f"{' and '.join(typed)} of a nested field are not "
-            "checked: the catalog lists the column, not the fields inside it",
-            scope.index_path, Level.INFO, line=reader.line((*scope.yaml_path, typed[0]))))
     field_property = replace(declared, physical=scope.physical_property or "",
                              exact=scope.exact_property, primary_key=False,
                              names=scope.property_path, fields=scope.fields)

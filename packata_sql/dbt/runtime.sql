@@ -71,7 +71,10 @@
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="type-mismatch")) -%}
     {%- else -%}
       {%- set found = present.get(entry.columns[0] if compiled.exact_names else entry.columns[0] | lower) if entry.columns else none -%}
-      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*')), found in compiled.get('instants', []), values]) -%}
+      {%- set holds_instants = found in compiled.get('instants', []) -%}
+      {#- A date or timestamp bound on a column of instants compares instants: its own variant. -#}
+      {%- set variant = entry.variants.get(families | join(',') ~ '@instants') if holds_instants else none -%}
+      {%- do fused.append([rule, variant or entry.variants.get(families | join(','), entry.variants.get('*')), holds_instants, values]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if fused -%}

@@ -354,6 +354,15 @@ class Dialect:
         for no fields) exists: a JSON null, scalar or array is no object."""
         raise NotImplementedError
 
+    #: The names `json_type` gives each JSON kind (`string`, `number`, `boolean`, `object`,
+    #: `array`, `null`), on engines that read JSON documents.
+    json_type_names: Mapping[str, tuple[str, ...]] = {}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        """The engine's name for the JSON type of the value at `fields` in the document
+        `column` (one of `json_type_names`); NULL where the path is absent."""
+        raise NotImplementedError
+
     def boolean_valued(self, sql: str, column_type: str) -> bool:
         """Whether an authored query's one column, although its cell arrives as an integer, is
         the value of a boolean expression; `column_type` is what the driver reports of it.

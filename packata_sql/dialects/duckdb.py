@@ -140,6 +140,15 @@ class DuckDB(Dialect):
         return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
                                exp.Literal.number(1))
 
+    json_type_names = {  # noqa: RUF012 (read only)
+                       "string": ("VARCHAR",), "number": ("BIGINT", "UBIGINT", "DOUBLE"),
+                       "boolean": ("BOOLEAN",), "object": ("OBJECT",), "array": ("ARRAY",),
+                       "null": ("NULL",)}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        return exp.Anonymous(this="json_type", expressions=[
+            column, exp.Literal.string(json_path(fields))])
+
     def family(self, type_name: str) -> Family:
         name = type_name.upper()
         if name.endswith("]"):

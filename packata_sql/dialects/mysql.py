@@ -245,6 +245,14 @@ class MySQL(Dialect):
         return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
                                exp.Literal.number(1))
 
+    json_type_names = {"string": ("STRING",),  # noqa: RUF012 (read only)
+                       "number": ("INTEGER", "UNSIGNED INTEGER", "DOUBLE", "DECIMAL"),
+                       "boolean": ("BOOLEAN",), "object": ("OBJECT",), "array": ("ARRAY",),
+                       "null": ("NULL",)}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        return _json_type(column, exp.Literal.string(json_path(fields)))
+
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""
         code, _, size = type_name.partition(":")

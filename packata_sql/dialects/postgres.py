@@ -189,6 +189,15 @@ class Postgres(Dialect):
                            expression=exp.Literal.string("object"))
         return exp.Case().when(is_object, exp.Literal.number(1))
 
+    json_type_names = {kind: (kind,) for kind in  # noqa: RUF012 (read only)
+                       ("string", "number", "boolean", "object", "array", "null")}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        prefix = "json" if layout is Layout.JSON_TEXT else "jsonb"
+        value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[
+            column, *(exp.Literal.string(name) for name in fields)])
+        return exp.Anonymous(this=f"{prefix}_typeof", expressions=[value])
+
     def family(self, type_name: str) -> Family:
         name = type_name.lower()
         if name in _TEXT:

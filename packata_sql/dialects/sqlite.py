@@ -154,6 +154,15 @@ class SQLite(Dialect):
         return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("object")),
                                exp.Literal.number(1))
 
+    json_type_names = {  # noqa: RUF012 (read only)
+                       "string": ("text",), "number": ("integer", "real"),
+                       "boolean": ("true", "false"), "object": ("object",), "array": ("array",),
+                       "null": ("null",)}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        return exp.Anonymous(this="json_type", expressions=[
+            column, exp.Literal.string(json_path(fields, escapes=False))])
+
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC
 

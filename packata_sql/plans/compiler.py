@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Protocol
 
 import sqlglot.expressions as exp
@@ -15,6 +16,7 @@ from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandl
 from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
 from packata_sql.catalog.freshness import KIND as LATENCY
 from packata_sql.catalog.freshness import NEWEST
+from packata_sql.catalog.nested_types import NESTED_TYPE_HANDLERS
 from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
@@ -22,11 +24,13 @@ from packata_sql.contracts.model import (
     Constraint,
     Contract,
     Custom,
+    Expectation,
     Expressif,
     Finding,
     Latency,
     Level,
     Library,
+    Operator,
     Predicate,
     Rule,
     SchemaObject,
@@ -36,7 +40,7 @@ from packata_sql.contracts.model import (
     Text,
 )
 from packata_sql.contracts.zones import ReadingZone, default_zone, property_zone
-from packata_sql.dialects import Dialect
+from packata_sql.dialects import Dialect, Layout
 from packata_sql.plans.expressif import (
     compile_expressif,
     declared_logical_type,
@@ -138,6 +142,10 @@ class CatalogPlan:
     #: A row measurement the same rule makes once the catalog check holds (a policy `field`
     #: with `nullable: false` counts NULL rows): it joins the object's scan, one result.
     rows: Plan | None = None
+    #: Whether `rows` is among the compiled plans (`compile`, the dbt gate). A nested field's
+    #: count runs only where the run finds a JSON document: on an engine whose columns hold
+    #: structs by default (DuckDB, Spark) the catalog is expected to answer, so it is not.
+    rows_listed: bool = True
 
 
 AnyPlan = Plan | SqlPlan | CatalogPlan | ObservationPlan
@@ -159,7 +167,7 @@ class Compiled:
         for plan in self.ordered:
             if isinstance(plan, Plan):
                 found.append(plan)
-            elif isinstance(plan, CatalogPlan) and plan.rows is not None:
+            elif isinstance(plan, CatalogPlan) and plan.rows is not None and plan.rows_listed:
                 found.append(plan.rows)
         return tuple(found)
 
@@ -336,6 +344,8 @@ def _compile_constraint(
     segments = (*prefix, rule.target.physical_object)
     if constraint.kind == INVALID:
         return None, []  # the loader's finding (carrying this rule's key) skips it
+    if constraint.kind in CATALOG_KINDS and rule.target.fields:
+        return _compile_nested_type(rule, constraint, contract, dialect, segments, site, zone)
     if constraint.kind in CATALOG_KINDS:
         declared = constraint.argument("logicalType")
         if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
@@ -358,6 +368,29 @@ def _compile_constraint(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
         )]
     return _row_plan(rule, handler, constraint, contract, dialect, segments, site, zone)
+
+
+def _compile_nested_type(
+    rule: Rule, constraint: Constraint, contract: Contract, dialect: Dialect,
+    segments: tuple[str, ...], site: Site, zone: ReadingZone,
+) -> tuple[CatalogPlan | None, list[Finding]]:
+    """A nested field's presence and types: answered from a struct's catalog type, or (the
+    row plan it carries) counted in JSON documents, as the column turns out to hold it."""
+    problems = nested_problems(rule, dialect, site)
+    if problems:
+        return None, problems
+    declared = constraint.argument("logicalType")
+    if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
+        problems = [site.finding(
+            "constraint-not-checkable", f"logicalType '{declared}' is not one ODCS defines: "
+            "only the field's presence is checked", Level.WARNING)]
+    handler = NESTED_TYPE_HANDLERS.get(constraint.kind)
+    if handler is None:  # a physicalType is the catalog's alone: a JSON leaf has none
+        return CatalogPlan(rule, constraint, segments), problems
+    counted = replace(rule, expectations=(Expectation(Operator.EQ, Fraction(0)),))
+    rows, more = _row_plan(counted, handler, constraint, contract, dialect, segments, site, zone)
+    return CatalogPlan(rule, constraint, segments, rows,
+                       rows_listed=dialect.nested_layout is not Layout.STRUCT), problems + more
 
 
 def _compile_expressif(

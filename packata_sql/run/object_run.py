@@ -11,7 +11,8 @@ from typing import Any
 
 from packata_sql.authored.template import OBSERVATION_PARAMETER
 from packata_sql.catalog.expressif_rules import IN_BAND, ExpressifRule
-from packata_sql.contracts.model import Latency
+from packata_sql.catalog.nested_types import NestedType
+from packata_sql.contracts.model import Constraint, Latency
 from packata_sql.dialects import Family, Layout
 from packata_sql.dialects.fields import struct_field
 from packata_sql.plans.compiler import Plan
@@ -28,21 +29,19 @@ from packata_sql.values import NotExact, measured_value, not_exact_code
 
 
 def run_object(state: RunState, session: Session, unit: ObjectWork) -> None:
-    if unit.catalog:
-        _run_catalog(state, session, unit)
     # A catalog check that holds hands its rule on to the row measurement it carries.
-    carried = [p.rows for p in unit.catalog if p.rows is not None
-               and state.results[p.rule.key].status is Status.PASSED]
+    carried = _run_catalog(state, session, unit) if unit.catalog else []
     for plan in carried:
         del state.results[plan.rule.key]
     if unit.plans or carried:
         _run_scan(state, session, unit.segments, [*unit.plans, *carried])
 
 
-def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
+def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> list[Plan]:
+    """The catalog checks' results, and the row measurements they hand their rules on to."""
     if state.remaining() <= 0:
         state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
-        return
+        return []
     exact = any(plan.rule.target.exact_object for plan in unit.catalog)
     try:
         _, facts = probe(state, session, unit.segments, exact, unit.catalog[0].rule,
@@ -52,12 +51,16 @@ def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
             else None
         state.engine_error(error, unit.catalog, None)
         state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
-        return
+        return []
     except Interrupted as stopped:
         state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
-        return
+        return []
+    carried = []
     for plan in unit.catalog:
-        state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
+        state.results[plan.rule.key], carries = catalog_result(plan, facts, session.dialect)
+        if carries and plan.rows is not None:
+            carried.append(plan.rows)
+    return carried
 
 
 def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
@@ -280,7 +283,12 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
             return result_of(rule, Status.INCONCLUSIVE, evidence=evidence,
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
-    return judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
+    result = judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
+    if result.status is Status.PASSED and isinstance(plan.handler, NestedType) \
+            and isinstance(plan.library, Constraint) and plan.handler.inexact(plan.library):
+        return dataclasses.replace(result, status=Status.INCONCLUSIVE,
+                                   diagnostic=diagnostic("json-temporal-not-exact"))
+    return result
 
 
 def _expressif_verdict(plan: Plan, definition: ExpressifRule, value: Fraction | bool,

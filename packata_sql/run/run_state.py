@@ -36,6 +36,8 @@ _DIAGNOSTICS = {
                                 "')': the keywords (null), (empty) and (blank), or a value the "
                                 "text functions leave unread), so no count has the language's "
                                 "meaning"),
+    "json-temporal-not-exact": "every present value is a JSON string, as a date or timestamp "
+                               "in a JSON document is; its text is not checked as one",
     "empty-population": "the object has no rows, so the program was applied to no item",
     "no-observation": "no value was supplied for this observation rule (the API's "
                       "'observations', keyed by the rule's key)",

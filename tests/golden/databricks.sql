@@ -61,6 +61,9 @@ SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `select` IS NULL THEN NULL WH
 SELECT COUNT(*) AS `packata_rows`, COUNT(CASE WHEN `select` IS NULL THEN NULL WHEN `select` > -10 THEN NULL ELSE 1 END) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
 -- schema[it's "odd"].primaryKey
 SELECT COUNT(*) AS `packata_rows`, COUNT(*) - (SELECT COUNT(*) FROM (SELECT DISTINCT `select`, (`Mixed Case` COLLATE UTF8_BINARY) FROM `it's "odd" ``tbl`` [x]` WHERE NOT (`select` IS NULL) AND NOT (`Mixed Case` IS NULL)) AS packata_keys) AS `m1` FROM `it's "odd" ``tbl`` [x]`;
+-- schema[it's "odd"].properties[customer].properties[address].logicalType: from the catalog (logicalType)
+-- schema[it's "odd"].properties[customer].properties[address].properties[city].logicalType: from the catalog (logicalType)
+-- schema[it's "odd"].properties[customer].properties[address].properties[zip].logicalType: from the catalog (logicalType)
 -- schema[it's "odd"].properties[Mixed Case].logicalType: from the catalog (logicalType)
 -- schema[it's "odd"].properties[select].logicalType: from the catalog (logicalType)
 -- schema[it's "odd"].properties[flag].logicalType: from the catalog (logicalType)
