@@ -476,3 +476,93 @@ def test_a_json_leaf_has_no_physical_type(postgres, tmp_path):
         postgres.execute("DROP TABLE IF EXISTS nf_types")
     assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE,
                                                        "nested-physical-type-in-json")
+
+
+COMPOSITE_CONTRACT = textwrap.dedent("""\
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: composite-fields
+    version: 1.0.0
+    status: active
+    schema:
+      - name: nf_composite
+        properties:
+          - name: doc
+            logicalType: object
+            properties:
+              - name: name
+                logicalType: string
+                quality:
+                  - {id: name-nulls, metric: nullValues, mustBe: 1}
+              - name: qty
+                logicalType: integer
+                logicalTypeOptions: {minimum: 1}
+              - {name: tag, logicalType: integer}
+              - name: addr
+                logicalType: object
+                properties:
+                  - name: city
+                    logicalType: string
+                    physicalType: varchar(20)
+                    quality:
+                      - id: known-cities
+                        metric: invalidValues
+                        arguments: {validValues: [Bern, Zug]}
+                        mustBe: 0
+                  - name: zip
+                    logicalType: integer
+                    logicalTypeOptions: {minimum: 1000}
+                    quality:
+                      - {id: zip-nulls, metric: nullValues, mustBe: 0}
+                  - {name: cty}
+    """)
+COMPOSITE = "schema[nf_composite].properties[doc].properties"
+
+
+def test_postgres_composite_attribute_types_come_from_the_catalog(postgres, tmp_path):
+    """A composite type's attributes (a nested composite's too) are read with the column
+    facts, as a STRUCT's fields are: nested logicalType, physicalType and presence are judged
+    without a scan, and metrics measure `("doc")."addr"."zip"` on the SELECT-only login."""
+    path = tmp_path / "composite.yaml"
+    path.write_text(COMPOSITE_CONTRACT, encoding="utf-8")
+    postgres.execute("DROP TABLE IF EXISTS nf_composite", "DROP TYPE IF EXISTS nf_doc",
+                     "DROP TYPE IF EXISTS nf_place",
+                     "CREATE TYPE nf_place AS (city varchar(20), gone text, zip integer)",
+                     "ALTER TYPE nf_place DROP ATTRIBUTE gone",  # attisdropped: not listed
+                     "CREATE TYPE nf_doc AS (name text, qty integer, tag text, addr nf_place)",
+                     "CREATE TABLE nf_composite (id integer, doc nf_doc)",
+                     "INSERT INTO nf_composite VALUES (1, ROW('a', 1, 'x', ROW('Bern', 3000))),"
+                     " (2, ROW('b', 2, 'y', ROW('Zug', 999))), (3, ROW('c', 3, 'z', ROW(NULL,"
+                     " NULL))), (4, ROW('d', 4, 'w', NULL)), (5, NULL)")
+    try:
+        report = check(postgres.reader, path)
+        by_key = {r.key: r for r in report.results}
+        addr = f"{COMPOSITE}[addr].properties"
+        assert measured(report, [
+            f"{COMPOSITE}[name].logicalType", f"{COMPOSITE}[qty].logicalType",
+            f"{COMPOSITE}[tag].logicalType", f"{addr}[city].logicalType",
+            f"{addr}[city].physicalType", f"{addr}[cty].present", "name-nulls",
+            f"{COMPOSITE}[qty].logicalTypeOptions.minimum", "known-cities", "zip-nulls",
+            f"{addr}[zip].logicalTypeOptions.minimum"]) == {
+            f"{COMPOSITE}[name].logicalType": (Status.PASSED, True),
+            f"{COMPOSITE}[qty].logicalType": (Status.PASSED, True),
+            f"{COMPOSITE}[tag].logicalType": (Status.FAILED, False),  # text
+            f"{addr}[city].logicalType": (Status.PASSED, True),
+            f"{addr}[city].physicalType": (Status.PASSED, True),
+            f"{addr}[cty].present": (Status.FAILED, False),
+            "name-nulls": (Status.PASSED, 1),  # row 5
+            f"{COMPOSITE}[qty].logicalTypeOptions.minimum": (Status.PASSED, 0),
+            "known-cities": (Status.FAILED, 3),  # the NULL cities of rows 3, 4, 5
+            "zip-nulls": (Status.FAILED, 3),  # rows 3, 4, 5
+            f"{addr}[zip].logicalTypeOptions.minimum": (Status.FAILED, 1),  # 999
+        }, [(r.key, r.diagnostic) for r in report.results]
+        assert by_key[f"{addr}[cty].present"].failed == (
+            "the field doc.addr.cty to exist (did you mean 'city'?)",)
+        assert "found TEXT" in by_key[f"{COMPOSITE}[tag].logicalType"].failed[0]
+        zip_minimum = by_key[f"{addr}[zip].logicalTypeOptions.minimum"]
+        assert zip_minimum.inspect_sql is not None
+        assert '("doc")."addr"."zip"' in zip_minimum.inspect_sql
+        assert postgres.execute(zip_minimum.inspect_sql) == [(999,)]
+    finally:
+        postgres.execute("DROP TABLE IF EXISTS nf_composite", "DROP TYPE IF EXISTS nf_doc",
+                         "DROP TYPE IF EXISTS nf_place")

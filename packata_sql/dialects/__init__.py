@@ -337,6 +337,12 @@ class Dialect:
         nested property on it cannot be measured). `None` type: not read, the default."""
         return self.nested_layout if native_type is None else None
 
+    def catalog_struct(self, native_type: str) -> exp.DataType | None:
+        """The STRUCT a catalog type names without spelling it out (a PostgreSQL composite
+        type's attributes, read with the session's column facts); None: the type's own text
+        is all there is (`fields.struct_field` reads it)."""
+        return None
+
     def field_problem(self, name: str) -> str | None:
         """Why a field of this name cannot be addressed exactly on this engine, if it cannot."""
         return None

@@ -76,19 +76,22 @@ class FieldType:
 def struct_field(native_type: str, fields: Sequence[str], dialect: Dialect) -> FieldType | None:
     """Where the catalog's struct type holds the field; None when the type is no struct it
     spells out or cannot be read (then the engine itself reports a missing field). Names
-    match as the engine binds them: exactly, else case-insensitively (DuckDB and Spark)."""
-    try:
-        kind = exp.DataType.build(native_type, dialect=dialect.sqlglot_name or None)
-    except (SqlglotError, ValueError):
-        return None
+    match as the engine binds them: exactly, else case-insensitively where quoted names
+    match so (DuckDB and Spark; a PostgreSQL composite's `("c")."Name"` is exact)."""
+    kind = dialect.catalog_struct(native_type)
+    if kind is None:
+        try:
+            kind = exp.DataType.build(native_type, dialect=dialect.sqlglot_name or None)
+        except (SqlglotError, ValueError):
+            return None
     if kind.this != _DT.Type.STRUCT:
-        return None  # not a struct the catalog spells out (a PostgreSQL composite's name)
+        return None  # not a struct the catalog spells out
     for name in fields:
         if kind.this != _DT.Type.STRUCT:
             return FieldType(False, missing=name)
         members = {str(d.name): d.args.get("kind") for d in kind.expressions
                    if isinstance(d, exp.ColumnDef)}
-        match = name if name in members else next(
+        match = name if name in members or not dialect.case_insensitive_names else next(
             (m for m in members if m.casefold() == name.casefold()), None)
         found = members.get(match) if match is not None else None
         if not isinstance(found, exp.DataType):

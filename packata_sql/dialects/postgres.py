@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import sqlglot.expressions as exp
+from sqlglot.errors import SqlglotError
 
 from packata_sql.dialects import Dialect, Family, Layout, temporal_kind
 from packata_sql.dialects.facts import type_base
@@ -96,6 +98,14 @@ class Postgres(Dialect):
     #: A session sets it from what the server says (CASE_COLLATION_SQL); rendering without
     #: a server (`compile`) assumes it.
     case_collation = True
+
+    def __init__(self) -> None:
+        #: Each composite type a session's column facts met (by its format_type name) as the
+        #: STRUCT of its attributes (`composite_struct`); rendering without a server has none.
+        self.composites: dict[str, exp.DataType] = {}
+
+    def catalog_struct(self, native_type: str) -> exp.DataType | None:
+        return self.composites.get(native_type)
 
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         # sqlglot writes the global flag ('g') for PostgreSQL itself.
@@ -209,6 +219,33 @@ class Postgres(Dialect):
         if name in _TEMPORAL:
             return Family.TEMPORAL
         return Family.OTHER
+
+
+def composite_struct(attributes: Sequence[tuple[Sequence[str], str]]) -> exp.DataType:
+    """A composite type as the STRUCT its attributes make, from the catalog's (path, type)
+    rows in attribute order, a nested composite's attributes after its own row (path: the
+    attribute names from the outermost; type: format_type's text). A type sqlglot does not
+    read (an enum, a domain) is kept by name, of no family packata-sql compares."""
+    children: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for path, native in attributes:
+        children.setdefault(tuple(path[:-1]), []).append((path[-1], native))
+
+    def struct(prefix: tuple[str, ...]) -> exp.DataType:
+        members = []
+        for name, native in children.get(prefix, []):
+            inner = (*prefix, name)
+            kind = struct(inner) if inner in children else _leaf_type(native)
+            members.append(exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=kind))
+        return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=members, nested=True)
+
+    return struct(())
+
+
+def _leaf_type(native: str) -> exp.DataType:
+    try:
+        return exp.DataType.build(native, dialect="postgres")
+    except (SqlglotError, ValueError):
+        return exp.DataType.build(native, udt=True)
 
 
 def _attributes(column: exp.Expr, fields: tuple[str, ...]) -> exp.Expr:

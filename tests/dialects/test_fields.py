@@ -105,3 +105,25 @@ def test_a_type_that_spells_out_no_struct_says_nothing_about_its_fields():
     postgres = get_dialect("postgres")
     assert struct_field("nf_address", ["street"], postgres) is None
     assert struct_field("point", ["x"], postgres) is None
+
+
+def test_a_composite_types_attributes_are_a_struct_matched_exactly():
+    """PostgreSQL's catalog rows for a composite (a nested composite after its own row) make
+    the STRUCT the STRUCT judgement reads; a quoted attribute name binds exactly on
+    PostgreSQL, so `City` is not `city` there (DuckDB folds case)."""
+    from packata_sql.dialects.postgres import Postgres, composite_struct
+
+    dialect = Postgres()
+    dialect.composites["nf_doc"] = composite_struct([
+        (["name"], "text"), (["addr"], "nf_place"), (["addr", "city"], "character varying(20)"),
+        (["addr", "mood"], "public.mood")])
+    city = struct_field("nf_doc", ["addr", "city"], dialect)
+    assert city is not None and (city.found, city.family, city.native) == (
+        True, Family.TEXT, "VARCHAR(20)")
+    mood = struct_field("nf_doc", ["addr", "mood"], dialect)  # an enum: kept by name
+    assert mood is not None and (mood.found, mood.family) == (True, Family.OTHER)
+    upper = struct_field("nf_doc", ["addr", "City"], dialect)
+    assert upper is not None and (upper.found, upper.siblings) == (False, ("city", "mood"))
+    assert struct_field("other_type", ["name"], dialect) is None  # not read: not judged
+    folded = struct_field("STRUCT(city VARCHAR)", ["City"], get_dialect("duckdb"))
+    assert folded is not None and folded.found
