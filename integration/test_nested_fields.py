@@ -498,6 +498,7 @@ COMPOSITE_CONTRACT = textwrap.dedent("""\
                 logicalType: integer
                 logicalTypeOptions: {minimum: 1}
               - {name: tag, logicalType: integer}
+              - {name: kind, logicalType: string}
               - name: addr
                 logicalType: object
                 properties:
@@ -526,27 +527,31 @@ def test_postgres_composite_attribute_types_come_from_the_catalog(postgres, tmp_
     path = tmp_path / "composite.yaml"
     path.write_text(COMPOSITE_CONTRACT, encoding="utf-8")
     postgres.execute("DROP TABLE IF EXISTS nf_composite", "DROP TYPE IF EXISTS nf_doc",
-                     "DROP TYPE IF EXISTS nf_place",
+                     "DROP TYPE IF EXISTS nf_place", "DROP TYPE IF EXISTS nf_kind",
+                     "CREATE TYPE nf_kind AS ENUM ('k')",
                      "CREATE TYPE nf_place AS (city varchar(20), gone text, zip integer)",
                      "ALTER TYPE nf_place DROP ATTRIBUTE gone",  # attisdropped: not listed
-                     "CREATE TYPE nf_doc AS (name text, qty integer, tag text, addr nf_place)",
+                     "CREATE TYPE nf_doc AS (name text, qty integer, tag text, kind nf_kind,"
+                     " addr nf_place)",
                      "CREATE TABLE nf_composite (id integer, doc nf_doc)",
-                     "INSERT INTO nf_composite VALUES (1, ROW('a', 1, 'x', ROW('Bern', 3000))),"
-                     " (2, ROW('b', 2, 'y', ROW('Zug', 999))), (3, ROW('c', 3, 'z', ROW(NULL,"
-                     " NULL))), (4, ROW('d', 4, 'w', NULL)), (5, NULL)")
+                     "INSERT INTO nf_composite VALUES (1, ROW('a', 1, 'x', 'k', ROW('Bern', 3000))),"
+                     " (2, ROW('b', 2, 'y', 'k', ROW('Zug', 999))), (3, ROW('c', 3, 'z', 'k',"
+                     " ROW(NULL, NULL))), (4, ROW('d', 4, 'w', 'k', NULL)), (5, NULL)")
     try:
         report = check(postgres.reader, path)
         by_key = {r.key: r for r in report.results}
         addr = f"{COMPOSITE}[addr].properties"
         assert measured(report, [
             f"{COMPOSITE}[name].logicalType", f"{COMPOSITE}[qty].logicalType",
-            f"{COMPOSITE}[tag].logicalType", f"{addr}[city].logicalType",
+            f"{COMPOSITE}[tag].logicalType", f"{COMPOSITE}[kind].logicalType",
+            f"{addr}[city].logicalType",
             f"{addr}[city].physicalType", f"{addr}[cty].present", "name-nulls",
             f"{COMPOSITE}[qty].logicalTypeOptions.minimum", "known-cities", "zip-nulls",
             f"{addr}[zip].logicalTypeOptions.minimum"]) == {
             f"{COMPOSITE}[name].logicalType": (Status.PASSED, True),
             f"{COMPOSITE}[qty].logicalType": (Status.PASSED, True),
             f"{COMPOSITE}[tag].logicalType": (Status.FAILED, False),  # text
+            f"{COMPOSITE}[kind].logicalType": (Status.PASSED, True),  # an enum holds text
             f"{addr}[city].logicalType": (Status.PASSED, True),
             f"{addr}[city].physicalType": (Status.PASSED, True),
             f"{addr}[cty].present": (Status.FAILED, False),
@@ -565,4 +570,4 @@ def test_postgres_composite_attribute_types_come_from_the_catalog(postgres, tmp_
         assert postgres.execute(zip_minimum.inspect_sql) == [(999,)]
     finally:
         postgres.execute("DROP TABLE IF EXISTS nf_composite", "DROP TYPE IF EXISTS nf_doc",
-                         "DROP TYPE IF EXISTS nf_place")
+                         "DROP TYPE IF EXISTS nf_place", "DROP TYPE IF EXISTS nf_kind")

@@ -97,5 +97,7 @@ def struct_field(native_type: str, fields: Sequence[str], dialect: Dialect) -> F
         if not isinstance(found, exp.DataType):
             return FieldType(False, siblings=tuple(members), missing=name)
         kind = found
-    family = next((f for types, f in _TYPE_FAMILIES if kind.this in types), Family.OTHER)
+    family = kind.meta.get("family")  # a type the catalog maps (Dialect.catalog_struct)
+    if not isinstance(family, Family):
+        family = next((f for types, f in _TYPE_FAMILIES if kind.this in types), Family.OTHER)
     return FieldType(True, family, native=kind.sql(dialect=dialect.sqlglot_name or None))

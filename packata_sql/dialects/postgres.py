@@ -107,6 +107,36 @@ class Postgres(Dialect):
     def catalog_struct(self, native_type: str) -> exp.DataType | None:
         return self.composites.get(native_type)
 
+    def read_composite(self, native_type: str,
+                       attributes: Sequence[tuple[Sequence[str], str, str]]) -> None:
+        """Records the composite type `native_type` as the STRUCT its attributes make, from
+        the catalog's (path, format_type, family type name) rows in attribute order, a nested
+        composite's attributes after its own row (path: attribute names from the outermost).
+        A type sqlglot does not read (an enum, a domain, citext) is kept by name, of the
+        family its catalog type name maps to (`family`), as a column of that type is."""
+        children: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}
+        for path, native, type_name in attributes:
+            children.setdefault(tuple(path[:-1]), []).append((path[-1], native, type_name))
+
+        def struct(prefix: tuple[str, ...]) -> exp.DataType:
+            members = []
+            for name, native, type_name in children.get(prefix, []):
+                inner = (*prefix, name)
+                kind = struct(inner) if inner in children else self._leaf_type(native, type_name)
+                members.append(exp.ColumnDef(this=exp.to_identifier(name, quoted=True),
+                                             kind=kind))
+            return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=members, nested=True)
+
+        self.composites[native_type] = struct(())
+
+    def _leaf_type(self, native: str, type_name: str) -> exp.DataType:
+        try:
+            return exp.DataType.build(native, dialect="postgres")
+        except (SqlglotError, ValueError):
+            kind = exp.DataType.build(native, udt=True)
+            kind.meta["family"] = self.family(type_name)  # fields.struct_field reads it
+            return kind
+
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         # sqlglot writes the global flag ('g') for PostgreSQL itself.
         astral = exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(_NOT_ASTRAL),
@@ -219,33 +249,6 @@ class Postgres(Dialect):
         if name in _TEMPORAL:
             return Family.TEMPORAL
         return Family.OTHER
-
-
-def composite_struct(attributes: Sequence[tuple[Sequence[str], str]]) -> exp.DataType:
-    """A composite type as the STRUCT its attributes make, from the catalog's (path, type)
-    rows in attribute order, a nested composite's attributes after its own row (path: the
-    attribute names from the outermost; type: format_type's text). A type sqlglot does not
-    read (an enum, a domain) is kept by name, of no family packata-sql compares."""
-    children: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for path, native in attributes:
-        children.setdefault(tuple(path[:-1]), []).append((path[-1], native))
-
-    def struct(prefix: tuple[str, ...]) -> exp.DataType:
-        members = []
-        for name, native in children.get(prefix, []):
-            inner = (*prefix, name)
-            kind = struct(inner) if inner in children else _leaf_type(native)
-            members.append(exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=kind))
-        return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=members, nested=True)
-
-    return struct(())
-
-
-def _leaf_type(native: str) -> exp.DataType:
-    try:
-        return exp.DataType.build(native, dialect="postgres")
-    except (SqlglotError, ValueError):
-        return exp.DataType.build(native, udt=True)
 
 
 def _attributes(column: exp.Expr, fields: tuple[str, ...]) -> exp.Expr:

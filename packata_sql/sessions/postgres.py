@@ -18,7 +18,7 @@ from typing import Any
 
 from packata_sql.dialects import Family
 from packata_sql.dialects.facts import ColumnFact
-from packata_sql.dialects.postgres import CASE_COLLATION_SQL, Postgres, composite_struct
+from packata_sql.dialects.postgres import CASE_COLLATION_SQL, Postgres
 from packata_sql.sessions import calls, postgres_routes
 from packata_sql.sessions.base import (
     SCHEMAS_SQL,
@@ -39,7 +39,8 @@ _CURSOR = "packata_sql_cell"
 # An object's columns from the catalog: the type as written (format_type), the type name the
 # dialect's family mapping reads (enums as 'enum', domains as their base type), nullability,
 # key position, and a composite type's attributes (pg_type.typrelid → pg_attribute, nested
-# composites followed) as [path, format_type] pairs in attribute order (NULL for any other).
+# composites followed) as [path, format_type, family type name] in attribute order (NULL for
+# any other).
 _FACTS = """
 SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
        CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN b.typname ELSE t.typname END,
@@ -58,8 +59,11 @@ SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
                AND NOT c.attisdropped
           WHERE ft.typtype = 'c' AND pg_catalog.cardinality(f.path) < 32)
         SELECT pg_catalog.json_agg(pg_catalog.json_build_array(
-                 f.path, pg_catalog.format_type(f.typid, f.typmod)) ORDER BY f.ord)
-        FROM f)
+                 f.path, pg_catalog.format_type(f.typid, f.typmod),
+                 CASE ft.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN fb.typname
+                      ELSE ft.typname END) ORDER BY f.ord)
+        FROM f JOIN pg_catalog.pg_type ft ON ft.oid = f.typid
+        LEFT JOIN pg_catalog.pg_type fb ON fb.oid = ft.typbasetype)
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_catalog.pg_type b ON b.oid = t.typbasetype
@@ -317,8 +321,9 @@ class PostgresSession(TimedSession):
             raise ProviderError("missing-object", "42P01")
         for row in rows:  # a composite's attributes: its fields, as a STRUCT's type lists them
             if row[5]:
-                self.dialect.composites[str(row[1])] = composite_struct(
-                    [([str(name) for name in path], str(native)) for path, native in row[5]])
+                self.dialect.read_composite(str(row[1]), [
+                    ([str(name) for name in path], str(native), str(type_name))
+                    for path, native, type_name in row[5]])
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[2])),
                                 bool(r[3]), int(r[4]) if r[4] is not None else None)
                      for i, r in enumerate(rows, 1))

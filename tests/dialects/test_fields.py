@@ -111,17 +111,19 @@ def test_a_composite_types_attributes_are_a_struct_matched_exactly():
     """PostgreSQL's catalog rows for a composite (a nested composite after its own row) make
     the STRUCT the STRUCT judgement reads; a quoted attribute name binds exactly on
     PostgreSQL, so `City` is not `city` there (DuckDB folds case)."""
-    from packata_sql.dialects.postgres import Postgres, composite_struct
+    from packata_sql.dialects.postgres import Postgres
 
     dialect = Postgres()
-    dialect.composites["nf_doc"] = composite_struct([
-        (["name"], "text"), (["addr"], "nf_place"), (["addr", "city"], "character varying(20)"),
-        (["addr", "mood"], "public.mood")])
+    dialect.read_composite("nf_doc", [
+        (["name"], "text", "text"), (["addr"], "nf_place", "nf_place"),
+        (["addr", "city"], "character varying(20)", "varchar"),
+        (["addr", "mood"], "public.mood", "enum")])
     city = struct_field("nf_doc", ["addr", "city"], dialect)
     assert city is not None and (city.found, city.family, city.native) == (
         True, Family.TEXT, "VARCHAR(20)")
-    mood = struct_field("nf_doc", ["addr", "mood"], dialect)  # an enum: kept by name
-    assert mood is not None and (mood.found, mood.family) == (True, Family.OTHER)
+    mood = struct_field("nf_doc", ["addr", "mood"], dialect)  # an enum: kept by name, text
+    assert mood is not None and (mood.found, mood.family, mood.native) == (
+        True, Family.TEXT, "public.mood")
     upper = struct_field("nf_doc", ["addr", "City"], dialect)
     assert upper is not None and (upper.found, upper.siblings) == (False, ("city", "mood"))
     assert struct_field("other_type", ["name"], dialect) is None  # not read: not judged
