@@ -229,6 +229,35 @@ def text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def nested_labels(properties: object) -> tuple[SchemaProperty, ...]:
+    """Each property below the top level (`properties`, `items`, a `map`'s `key` and `value`,
+    paths as the rule keys spell them) with its `classification` and `tags`; `properties` is
+    an object's property list, read as loosely as the rules read it."""
+    found: list[SchemaProperty] = []
+
+    def labelled(prop: Mapping[str, Any], names: tuple[str, ...]) -> None:
+        if len(names) > 1:  # below the top level
+            tags = prop.get("tags")
+            found.append(SchemaProperty(
+                names[-1], names[-1], names=names,
+                classification=text(prop.get("classification")) or None,
+                tags=tuple(t for t in tags if isinstance(t, str))
+                if isinstance(tags, list) else ()))
+        children = prop.get("properties")
+        for child in children if isinstance(children, list) else ():
+            if isinstance(child, dict) and text(child.get("name")):
+                labelled(child, (*names, text(child.get("name"))))
+        if isinstance(prop.get("items"), dict):
+            labelled(prop["items"], (*names, "items"))
+        shape = prop.get("map")
+        for part in ("key", "value"):
+            if isinstance(shape, dict) and isinstance(shape.get(part), dict):
+                labelled(shape[part], (*names, "map", part))
+
+    labelled({"properties": properties}, ())
+    return tuple(found)
+
+
 def freeze(value: object) -> object:
     """Lists become tuples so that rules stay hashable."""
     if isinstance(value, list):
