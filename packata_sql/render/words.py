@@ -48,8 +48,11 @@ def inspect_hint(result: RuleResult) -> str | None:
     arguments of the run)."""
     if result.status is not Status.FAILED or result.inspect_sql is None:
         return None
+    # Shell-quoted; a key starting with `-` (an id may: `--url`) is joined to its option, so
+    # the command line reads it as the key, never as another option.
+    joined = "=" if result.key.startswith("-") else " "
     return (f"inspect: packata-sql check … --samples {HINT_SAMPLES} "
-            f"--select {shlex.quote(result.key)}")
+            f"--select{joined}{shlex.quote(result.key)}")
 
 
 def status_word(result: RuleResult) -> str:
