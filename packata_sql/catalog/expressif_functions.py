@@ -33,6 +33,13 @@ _EMPTY = exp.Literal.string("")
 _NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
              "U+FFFF is two)")
 _SPACE = exp.Literal.string(" ")
+#: .NET's `Math.Round(decimal, digits)` takes 0 to 28 digits.
+ROUND_DIGITS = 28
+#: The widest `pad-*`: the padded text is built on every row, so a width of 10⁹ would ask the
+#: engine for gigabytes per row (.NET's own bound is its memory).
+MAX_PAD_WIDTH = 10_000
+
+
 def _half_even(value: exp.Expr, digits: int) -> exp.Expr:
     """.NET `Math.Round(decimal, digits)`: half-way values go to the even neighbour. Engines
     round half away from zero, so an exact half is halved, rounded and doubled instead."""
@@ -94,7 +101,7 @@ def _pad(side: str) -> Render:
     characters, a white-space-only text (Expressif's `(blank)`) and a text already as wide
     are kept."""
     def render(r: Rendering, value: exp.Expr) -> exp.Expr:
-        width = r.digits(0)
+        width = r.digits(0, MAX_PAD_WIDTH)
         character = exp.Literal.string(r.character(1))
         length = r.dialect.utf16_length(value)
         assert length is not None  # refused beforehand (problem=_utf16_problem)
@@ -208,7 +215,8 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
         exp.If(this=exp.LT(this=v, expression=r.value(0)), true=r.value(0)),
         exp.If(this=exp.GT(this=v, expression=r.value(1)), true=r.value(1)),
     ], default=v), ("number", "number")),
-    "round": Operation("number", "number", lambda r, v: _half_even(v, r.digits(0)), ("integer",),
+    "round": Operation("number", "number",
+                       lambda r, v: _half_even(v, r.digits(0, ROUND_DIGITS)), ("integer",),
                        per_dialect=True, problem=lambda d: d.decimal_rounding_problem()),
     "integer": Operation("number", "number", lambda r, v: _half_even(v, 0),
                          per_dialect=True, problem=lambda d: d.decimal_rounding_problem()),
