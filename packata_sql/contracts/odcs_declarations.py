@@ -108,10 +108,23 @@ def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
         enum,
         _declaration_lines(line, prop, options or {}, yaml_path),
         tuple(problems),
-        classification=text(prop.get("classification")) or None,
-        tags=tuple(t for t in prop["tags"] if isinstance(t, str))
-        if isinstance(prop.get("tags"), list) else (),
+        classification=classification(prop.get("classification")),
+        tags=tags(prop.get("tags")),
     )
+
+
+def classification(value: object) -> str | None:
+    """A property's `classification` as `--samples` reads it: mistyped (`[pii]`, which lint
+    reports) it is its text, so a classified value is never shown because of its spelling."""
+    if value is None:
+        return None
+    return (value.strip() if isinstance(value, str) else str(value)) or None
+
+
+def tags(value: object) -> tuple[str, ...]:
+    """A property's `tags` as text, read as loosely (`tags: pii`, `[1, pii]`)."""
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    return tuple(str(t) for t in values if t is not None)
 
 
 def _declaration_lines(line: Lines, prop: Mapping[str, Any], options: Mapping[str, Any],
@@ -237,12 +250,10 @@ def nested_labels(properties: object) -> tuple[SchemaProperty, ...]:
 
     def labelled(prop: Mapping[str, Any], names: tuple[str, ...]) -> None:
         if len(names) > 1:  # below the top level
-            tags = prop.get("tags")
             found.append(SchemaProperty(
                 names[-1], names[-1], names=names,
-                classification=text(prop.get("classification")) or None,
-                tags=tuple(t for t in tags if isinstance(t, str))
-                if isinstance(tags, list) else ()))
+                classification=classification(prop.get("classification")),
+                tags=tags(prop.get("tags"))))
         children = prop.get("properties")
         for child in children if isinstance(children, list) else ():
             if isinstance(child, dict) and text(child.get("name")):

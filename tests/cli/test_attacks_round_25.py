@@ -59,13 +59,14 @@ def key(*path: str) -> str:
 
 def test_a_value_below_a_classified_object_or_in_any_spelling_is_never_read(tmp_path):
     """A tag on an enclosing struct withholds every field under it; `Highly-Confidential`,
-    ` PII `, `pii:email` and `3-restricted` withhold as `pii` does; `public` does not."""
+    ` PII `, `pii:email`, `3-restricted` and a mistyped `[PII]` withhold as `pii` does, also
+    through another property naming the same column; `public` does not."""
     database = tmp_path / "w.duckdb"
     connection = duckdb.connect(str(database))
     connection.execute("CREATE TABLE t (id INTEGER, a STRUCT(b STRUCT(c VARCHAR, d VARCHAR)), "
-                       "e VARCHAR, f VARCHAR, g VARCHAR, h VARCHAR)")
+                       "e VARCHAR, f VARCHAR, g VARCHAR, h VARCHAR, i VARCHAR)")
     connection.execute("INSERT INTO t VALUES (7, {'b': {'c': 'SECRET_C', 'd': 'SECRET_D'}}, "
-                       "'SECRET_E', 'SECRET_F', 'SECRET_G', 'shown')")
+                       "'SECRET_E', 'SECRET_F', 'SECRET_G', 'shown', 'SECRET_I')")
     connection.close()
     path = contract(tmp_path / "c.yaml", [{"name": "t", "properties": [
         {"name": "id", "primaryKey": True},
@@ -75,7 +76,8 @@ def test_a_value_below_a_classified_object_or_in_any_spelling_is_never_read(tmp_
         invalid("e", classification="Highly-Confidential"),
         invalid("f", classification=" PII "),
         invalid("g", tags=["pii:email", "3-restricted"]),
-        invalid("h", classification="public")]}])
+        invalid("h", classification="public"),
+        invalid("i", classification=["PII"]), invalid("i2", physicalName="i")]}])
     done = packata("check", str(path), "--url", f"duckdb:///{database}", "--progress", "none",
                    "--samples", "5")
     assert done.returncode == 1, done.stderr
@@ -89,6 +91,7 @@ def test_a_value_below_a_classified_object_or_in_any_spelling_is_never_read(tmp_
     assert shown[key("f")][0] == "1 offending row; f withheld (classification pii)"
     assert shown[key("g")][0] == "1 offending row; g withheld (tag pii:email)"
     assert shown[key("h")] == ["1 offending row", "  h 'shown' × 1 (id 7)"]
+    assert shown[key("i")][1] == shown[key("i2")][1] == "  i withheld × 1 (id 7)"
 
 
 def test_a_classified_key_and_a_row_rule_reading_a_classified_field_stay_unread(tmp_path):
