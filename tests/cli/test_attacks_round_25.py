@@ -168,14 +168,18 @@ def test_the_hint_pasted_into_a_shell_runs_its_rule_and_nothing_else(tmp_path):
     connection.close()
     rules = [{"id": rule, "metric": "invalidValues", "arguments": {"validValues": ["ok"]},
               "mustBe": 0} for rule in HOSTILE_IDS]
+    # A property name (no id pattern) puts a line break, an escape and ` ::` into a key.
+    odd = "p\nq\x1b[2J ::x's"
     path = contract(tmp_path / "c.yaml", [{"name": "t", "properties": [
-        {"name": "s", "quality": rules}]}])
+        {"name": "s", "quality": rules}, {"name": odd, "physicalName": "s", "quality": [
+            {"metric": "invalidValues", "arguments": {"validValues": ["ok"]}, "mustBe": 0}]}]}])
+    keys = [*HOSTILE_IDS, f"schema[t].properties[{odd}].quality[0]"]
     url = f"duckdb:///{database}"
     table = packata("check", str(path), "--url", url, "--progress", "none").stdout
     hints = [line.split("inspect: ", 1)[1].rstrip(" │") for line in table.splitlines()
              if "inspect: " in line]
-    assert len(hints) == len(HOSTILE_IDS)
-    for hint, rule in zip(hints, HOSTILE_IDS, strict=True):
+    assert len(hints) == len(keys)
+    for hint, rule in zip(hints, keys, strict=True):
         command = hint.replace("packata-sql", shlex.quote(str(PROGRAM)), 1).replace(
             "…", f"{shlex.quote(str(path))} --url {shlex.quote(url)} --format json")
         done = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
