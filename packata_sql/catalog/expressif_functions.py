@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlglot.expressions as exp
 
+from packata_sql.authored.expressif import ExpressifError
 from packata_sql.catalog.expressif_operations import (
     WHITESPACE,
     Operation,
@@ -139,10 +140,22 @@ def _mask_char(value: exp.Expr, position: int) -> exp.Expr:
                          length=exp.Literal.number(1))
 
 
+#: The longest mask: each character is one more piece of the SQL concatenation.
+MAX_MASK_LENGTH = 64
+
+
+def _mask(r: Rendering) -> str:
+    mask = r.text(0)
+    if len(mask) > MAX_MASK_LENGTH:
+        raise ExpressifError("expressif-argument", f"'{r.written}' takes a mask of at most "
+                             f"{MAX_MASK_LENGTH} characters, not {len(mask)}")
+    return mask
+
+
 def _text_to_mask(r: Rendering, value: exp.Expr) -> exp.Expr:
     """Each `*` of the mask (written in the program) is the value's next character, or stays
     `*` once the value is used up; NULL stays NULL, empty and blank give the mask."""
-    mask = r.text(0)
+    mask = _mask(r)
     pieces: list[exp.Expr] = []
     taken = 0
     for char in mask:
@@ -164,7 +177,7 @@ def _text_to_mask(r: Rendering, value: exp.Expr) -> exp.Expr:
 def _mask_to_text(r: Rendering, value: exp.Expr) -> exp.Expr:
     """What `text-to-mask` read: the characters at the mask's `*` (a `*` there is dropped),
     NULL when the length or a fixed character of the mask differs (compared binary)."""
-    mask = r.text(0)
+    mask = _mask(r)
     only_stars = mask.replace(_STAR, "") == ""
     fixed = [r.dialect.text_equals(_mask_char(value, i), char)
              for i, char in enumerate(mask, start=1) if char != _STAR]

@@ -190,10 +190,11 @@ def test_the_hint_pasted_into_a_shell_runs_its_rule_and_nothing_else(tmp_path):
     assert not list(tmp_path.glob("PWNED*"))
 
 
-def test_widths_and_digits_that_would_exhaust_the_engine_are_findings(tmp_path):
+def test_programs_that_would_exhaust_the_engine_or_the_compiler_are_findings(tmp_path):
     """`pad-left(1000000000, 0)` asked DuckDB for gigabytes per row (and its timeout took
     the whole scan's rules with it); `round(5000)` crashed the compiler (a 5001-digit
-    literal). Both are `expressif-argument`, and the other rules still measure."""
+    literal); a 50000-character mask compiled for minutes. Each is a finding on its rule, and
+    the other rules still measure."""
     database = tmp_path / "w.duckdb"
     connection = duckdb.connect(str(database))
     connection.execute("CREATE TABLE t (id INTEGER, s VARCHAR)")
@@ -204,21 +205,37 @@ def test_widths_and_digits_that_would_exhaust_the_engine_are_findings(tmp_path):
         return {"id": rule, "type": "custom", "engine": "expressif", "mustBeLessThan": 5,
                 "implementation": {"version": "1", "kind": "expression", "scope": "value",
                                    "program": program}}
+
+    def predicate(rule: str, program: str) -> dict[str, object]:
+        return {"id": rule, "type": "custom", "engine": "expressif",
+                "implementation": {"version": "1", "kind": "predicate", "scope": "value",
+                                   "program": program}}
     path = contract(tmp_path / "c.yaml", [{"name": "t", "properties": [
         {"name": "id", "logicalType": "integer", "primaryKey": True},
         {"name": "s", "logicalType": "string", "quality": [
             expression("pad", "pad-left(1000000000, 0) | length"),
             expression("pad-huge", "pad-center(99999999999999999999999, 0) | length"),
             expression("round", "length | round(5000)"),
-            expression("fine", "pad-right(4, 0) | length")]}]}])
+            expression("mask", "text-to-mask(`" + "*" * 50_000 + "`) | length"),
+            expression("trims", "without-whitespaces | " * 60 + "length"),
+            expression("pads", "pad-left(3, 0) | " * 30 + "length"),
+            predicate("ors", "positive" + " |OR positive" * 3000),
+            predicate("braces", "{" * 500 + "positive" + "}" * 500),
+            expression("fine", "pad-right(4, 0) | without-whitespaces | trim | lower | length")]}]}])
     done = packata("check", str(path), "--url", f"duckdb:///{database}", "--progress", "none",
                    "--format", "json", "--timeout", "60")
     assert done.returncode == 2, done.stderr  # skipped rules leave the run incomplete
     rules = {r["key"]: r for r in json.loads(done.stdout)["rules"]}
-    for rule, most in (("pad", 10000), ("pad-huge", 10000), ("round", 28)):
+    for rule, most in (("pad", "from 0 to 10000"), ("pad-huge", "from 0 to 10000"),
+                       ("round", "from 0 to 28"), ("mask", "at most 64 characters")):
         assert rules[rule]["status"] == "skipped"
         assert rules[rule]["diagnostic"]["code"] == "expressif-argument"
-        assert f"from 0 to {most}" in rules[rule]["diagnostic"]["message"]
+        assert most in rules[rule]["diagnostic"]["message"]
+    # Nesting Python's parser or SQL generation would recurse through (a RecursionError ended
+    # the whole run, exit 4), and pipes multiplying what they read (pad-left reads it 4 times).
+    for rule in ("trims", "pads", "ors", "braces"):
+        assert (rules[rule]["status"], rules[rule]["diagnostic"]["code"]) == \
+            ("skipped", "expressif-too-deep"), rule
     assert (rules["fine"]["status"], rules["fine"]["value"]) == ("passed", 0)
     assert rules["schema[t].primaryKey"]["status"] == "passed"
     assert "expressif-argument" in packata("lint", str(path)).stdout
