@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -215,6 +215,56 @@ def tables(server: Server) -> Iterator[list[str]]:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     for engine, reason in sorted(_skipped.items()):
         terminalreporter.write_line(f"SKIPPED integration suite {engine}: {reason}", yellow=True)
+
+
+def table_on(request: pytest.FixtureRequest, tmp_path: Any, engine: str, table: str,
+             statements: Callable[[str], Sequence[str]]) -> Iterator[Endpoint]:
+    """A table built by `statements(name)` (its name as the engine spells it) on any of the
+    five live engines, yielding the reader's endpoint; the server's table is dropped after.
+    MariaDB builds it in UTC (`time_zone`), PostgreSQL grants the reader SELECT on it."""
+    if engine in ("duckdb", "sqlite"):
+        import sqlite3
+
+        import duckdb
+
+        path = tmp_path / f"{table}.{engine}"
+        connection: Any = duckdb.connect(str(path)) if engine == "duckdb" \
+            else sqlite3.connect(str(path))
+        for statement in statements(table):
+            connection.execute(statement)
+        connection.commit()
+        connection.close()
+        yield Endpoint(engine, str(path))
+        return
+    if engine == "spark":
+        spark = request.getfixturevalue("spark")
+        admin = spark.admin()
+        try:
+            name = f"`{spark.database}`.{table}"
+            admin.sql(f"DROP TABLE IF EXISTS {name}")
+            for statement in statements(name):
+                admin.sql(statement)
+        finally:
+            admin.stop()
+        yield spark.reader
+        return
+    server = request.getfixturevalue(engine)
+    server.execute(f"DROP TABLE IF EXISTS {table}")
+    connection = server.connect()
+    try:
+        cursor = connection.cursor()
+        for statement in [*(["SET time_zone = '+00:00'"] if engine == "mysql" else []),
+                          *statements(table),
+                          *([f"GRANT SELECT ON {table} TO {READER}"] if engine == "postgres"
+                            else [])]:
+            cursor.execute(statement)
+        connection.commit()
+    finally:
+        connection.close()
+    try:
+        yield server.reader
+    finally:
+        server.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 @dataclass(frozen=True)

@@ -265,3 +265,17 @@ def projects(kind: str, tmp: Path, postgres: Any = None) -> Iterator[Project]:
         yield project
     finally:
         drop_postgres(project)
+
+
+def gated_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                contract_file: str, contract: str, model: str, sql: str) -> Iterator[Project]:
+    """A project on the engine `request.param` names, with one more contract and the model it
+    gates (`models/<model>.sql`), its plan generated."""
+    kind = str(request.param)
+    server = request.getfixturevalue("postgres") if kind == "postgres" else None
+    for built in projects(kind, tmp_path_factory.mktemp(f"dbt_{model}_{kind}"), server):
+        (built.root / contract_file).write_text(contract, encoding="utf-8")
+        (built.root / "models" / f"{model}.sql").write_text(sql, encoding="utf-8")
+        assert packata_main(["dbt", "generate", str(built.root / contract_file),
+                             "--project-dir", str(built.root)]) == 0
+        yield built

@@ -210,3 +210,113 @@ def test_postgres_binds_expressif_variables_in_the_gate_scan(
         assert rules["above_min"] == rules["above_param"] == ("passed", [0, 1], None)
         assert rules["above_unbound"] == ("skipped", None, "missing-parameter")
         assert rules["total"][0] == "passed"
+
+
+#: Rules whose generated SQL holds a literal `%` and binds nothing: Expressif text literals
+#: and a library pattern. psycopg2 reads every `%` of a statement handed a list of values (the
+#: runtime always hands one, empty or not) as the start of a marker.
+PERCENT = {
+    "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+    "status": "active", "schema": [{"name": "orders", "quality": [
+        {"id": "volume", "metric": "rowCount", "mustBe": 10},
+    ], "properties": [{"name": "status", "logicalType": "string", "quality": [
+        _expressif("appended", "append(%) | count-substring(%)", "value", "expression",
+                   mustBe=1),
+        _expressif("percent_in_status", "count-substring(%)", "value", "expression", mustBe=1),
+        {"id": "pattern", "metric": "invalidValues", "arguments": {"pattern": "^[a-z]+%?$"},
+         "mustBe": 0},
+    ]}]}],
+}
+
+
+def test_postgres_a_literal_percent_without_variables_reaches_the_engine_as_written(
+        postgres: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Alone, and beside a rule that binds a variable, the scan's `%` are `%%` in the plan,
+    so psycopg2 hands the engine the `%` the rule wrote."""
+    from .dbt_harness import projects
+
+    alone = PERCENT
+    beside = json.loads(json.dumps(PERCENT))
+    beside["schema"][0]["quality"].append(
+        _expressif("above_min", "[amount] |? greater-than(@min)", "row", arguments={"min": 0}))
+    for project in projects("postgres", tmp_path_factory.mktemp("dbt_percent_pg"), postgres):
+        for contract in (alone, beside):
+            code, plan = _generate(project, "orders.percent.odcs.yaml", json.dumps(contract))
+            assert code == 0 and "\\u0025\\u0025" in plan  # %%, escaped in the generated JSON
+            outcome = project.invoke("--select", "orders")
+            rules = outcome.rules()
+            assert rules["volume"] == ("passed", [10, 1], None)
+            assert rules["appended"] == ("passed", [0, 1], None)  # 'placed%' holds one '%'
+            assert rules["percent_in_status"] == ("failed", [10, 1], None)  # no status holds one
+            assert rules["pattern"] == ("passed", [0, 1], None)
+            if contract is beside:
+                assert rules["above_min"] == ("passed", [0, 1], None)
+            assert outcome.statuses == {"orders": "error"}  # percent_in_status fails it
+
+
+STAMPED = {
+    "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+    "status": "active", "schema": [{"name": "stamped", "properties": [
+        {"name": "placed_at", "logicalType": "timestamp", "quality": [
+            _expressif("placed_before_now", "before(@observationTime)", "value"),
+        ]}]}],
+}
+#: Ten orders placed 2026-01-02T00:00Z to 2026-01-11T00:00Z, one a day.
+STAMPED_MODEL = ("select i as order_id, timestamptz '2026-01-01 00:00:00+00' + i * interval 1 day"
+                 " as placed_at from range(1, 11) t(i)\n")
+
+
+def test_observation_time_is_the_var_the_gate_reads(project: Project) -> None:
+    """`@observationTime` is the run's observation instant: the var packata_sql_observed_at
+    (bound by the driver), else dbt's run_started_at."""
+    from packata_sql.cli.main import main
+
+    (project.root / "models" / "stamped.sql").write_text(STAMPED_MODEL, encoding="utf-8")
+    path = project.root / "stamped.odcs.yaml"
+    path.write_text(json.dumps(STAMPED), encoding="utf-8")
+    try:
+        assert main(["dbt", "generate", str(path), "--project-dir", str(project.root)]) == 0
+        plan = (project.root / "macros" / "packata_sql" / "stamped.sql").read_text("utf-8")
+        assert '"observation_time"' in plan  # a driver parameter, never an instant in SQL
+        now = project.invoke("--select", "stamped")
+        assert now.rules("stamped") == {"placed_before_now": ("passed", [0, 1], None)}
+        replayed = project.invoke("--select", "stamped",
+                                  variables={"packata_sql_observed_at": "2026-01-05T12:00:00Z"})
+        # placed on the 6th to the 11th: not before the observation instant
+        assert replayed.rules("stamped") == {"placed_before_now": ("failed", [6, 1], None)}
+        assert replayed.statuses == {"stamped": "error"}
+        edge = project.invoke("--select", "stamped",
+                              variables={"packata_sql_observed_at": "2026-01-06T00:00:00Z"})
+        # the order placed at that very instant is not before it: still six
+        assert edge.rules("stamped") == {"placed_before_now": ("failed", [6, 1], None)}
+    finally:
+        (project.root / "models" / "stamped.sql").unlink()
+
+
+def test_a_keyword_cell_leaves_the_gate_rule_inconclusive(project: Project) -> None:
+    """The gate reads the NULL count of an Expressif value rule over a text cell the
+    language reads as a keyword (`(null)`) as `check` does: inconclusive, and why."""
+    from packata_sql.cli.main import main
+
+    contract = {
+        "apiVersion": "v3.1.0", "kind": "DataContract", "id": "x", "version": "1.0.0",
+        "status": "active", "schema": [{"name": "keyworded", "properties": [
+            {"name": "note", "logicalType": "string", "quality": [
+                _expressif("note_es", "count-substring(e)", "value", "expression",
+                           mustBeLessThan=2)]},
+            {"name": "n", "logicalType": "integer", "quality": [
+                _expressif("n_positive", "positive", "value")]}]}],
+    }
+    model = project.root / "models" / "keyworded.sql"
+    model.write_text("select 'new' as note, 1 as n union all select ' (NULL) ', 2\n",
+                     encoding="utf-8")
+    path = project.root / "keyworded.odcs.yaml"
+    path.write_text(json.dumps(contract), encoding="utf-8")
+    try:
+        assert main(["dbt", "generate", str(path), "--project-dir", str(project.root)]) == 0
+        outcome = project.invoke("--select", "keyworded")
+        assert outcome.rules("keyworded") == {
+            "note_es": ("inconclusive", None, "expressif-in-band-value"),
+            "n_positive": ("passed", [0, 1], None)}
+    finally:
+        model.unlink()

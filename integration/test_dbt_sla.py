@@ -15,7 +15,7 @@ import pytest
 
 from packata_sql.cli.main import main as packata_main
 
-from .dbt_harness import Project, projects
+from .dbt_harness import Project, gated_model
 
 CONTRACT = """\
 apiVersion: v3.1.0
@@ -48,14 +48,8 @@ AGES = {"wall": 86400, "paris": 25 * 3600, "zoned": 26 * 3600}
 
 @pytest.fixture(scope="module", params=["duckdb", "postgres"])
 def project(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    kind = str(request.param)
-    server = request.getfixturevalue("postgres") if kind == "postgres" else None
-    for built in projects(kind, tmp_path_factory.mktemp(f"dbt_sla_{kind}"), server):
-        (built.root / "fresh.odcs.yaml").write_text(CONTRACT, encoding="utf-8")
-        (built.root / "models" / "fresh_orders.sql").write_text(MODEL, encoding="utf-8")
-        assert packata_main(["dbt", "generate", str(built.root / "fresh.odcs.yaml"),
-                             "--project-dir", str(built.root)]) == 0
-        yield built
+    yield from gated_model(request, tmp_path_factory, "fresh.odcs.yaml", CONTRACT, "fresh_orders",
+                           MODEL)
 
 
 def path2(project: Project, tmp_path: Path, observed_at: str) -> dict[str, Any]:

@@ -159,7 +159,10 @@ def test_a_missing_declared_schema_is_one_clear_error(layout: Layout, tmp_path: 
     assert {(r.status, r.diagnostic.code if r.diagnostic else None) for r in report.results} == {
         (Status.ERROR, "missing-schema")
     }
-    assert report.connection_problem == "the declared schema does not exist or cannot be read"
+    # Issue 24.3: the declared schema named, with the closest one the login can see.
+    assert report.connection_problem == (
+        "the declared schema does not exist or cannot be read; no schema "
+        f"'{layout.declared}_nowhere'; did you mean '{layout.declared}'?")
     assert report.schema is None
 
 

@@ -107,3 +107,43 @@ def test_expressif_and_library_rules_measure_the_same_in_one_statement(
     assert found == EXPECTED
     assert len(sent) == 1  # one statement for the object: every rule is a column of it
     assert all(r.fused for r in report.results)
+
+
+IN_BAND = Dataset({"id": "int", "label": "text", "note": "text"}, [
+    (1, "new", "(null)"), (2, "(555) 123", " (Empty)\t"), (3, None, "(anything)"),
+    (4, "N/A", "(BLANK)"), (5, "", "plain"),
+])
+IN_BAND_PROPERTIES = [
+    {"name": "id", "logicalType": "integer", "quality": [
+        custom("id-positive", payload("positive")),
+    ]},
+    {"name": "label", "logicalType": "string", "quality": [
+        custom("label-fives", payload("count-substring(5)", kind="expression"), mustBe=0),
+    ]},
+    {"name": "note", "logicalType": "string", "quality": [
+        custom("note-es", payload("count-substring(e)", kind="expression"), mustBeLessThan=2),
+        custom("note-null", payload("null")),
+    ]},
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_text_cell_the_language_reads_as_a_keyword_leaves_the_rule_inconclusive(
+        engine: str, build: Any, tmp_path: Path) -> None:
+    """Expressif reads `(null)`, `(empty)`, `(blank)` (any case, white space around) as
+    NULL, empty and blank, and its text functions leave any other parenthesised text unread
+    (`count-substring` of it is NULL): a count over such cells would not be the language's, so the
+    rule is inconclusive; `(555) 123` is text, and rules on other columns are measured."""
+    built = build(engine, IN_BAND)
+    contract = load_odcs(str(contract_file(tmp_path / "c.yaml", built.name, IN_BAND_PROPERTIES)))
+    compiled = compile_contract(contract, get_dialect(engine), prefix=built.endpoint.schema,
+                                categories=[Category.QUALITY])
+    report = run(contract, compiled, built.endpoint, RunOptions())
+    found = {r.key: (r.status, r.value, r.diagnostic.code if r.diagnostic else None)
+             for r in report.results}
+    assert found == {
+        "id-positive": (Status.PASSED, 0, None),
+        "label-fives": (Status.FAILED, 1, None),  # '(555) 123' is text, with three 5s
+        "note-es": (Status.INCONCLUSIVE, None, "expressif-in-band-value"),
+        "note-null": (Status.INCONCLUSIVE, None, "expressif-in-band-value"),
+    }

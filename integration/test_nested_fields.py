@@ -394,3 +394,85 @@ def test_a_missing_field_is_a_missing_column_in_a_struct_and_null_in_json(wareho
     else:
         assert (typo.status, typo.diagnostic.code) == (Status.INCONCLUSIVE, "missing-column")
         assert typo.diagnostic.message.endswith("no field 'cty'; did you mean 'city'?")
+
+
+TYPES_CONTRACT = textwrap.dedent("""\
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: nested-types
+    version: 1.0.0
+    status: active
+    schema:
+      - name: nf_types
+        properties:
+          - name: doc
+            logicalType: object
+            properties:
+              - {name: name, logicalType: string}
+              - {name: qty, logicalType: integer}
+              - {name: tag, logicalType: integer}
+              - {name: gone}
+    """)
+TYPES = "schema[nf_types].properties[doc].properties"
+TYPES_SPEC: Spec = {"name": "text", "qty": "int", "tag": "text"}
+
+
+def _types(warehouse: Any, tmp_path: Path, rows: list[dict[str, Any] | None]
+           ) -> tuple[str, dict[str, tuple[Status, object]], Report]:
+    path = tmp_path / "types.yaml"
+    path.write_text(TYPES_CONTRACT, encoding="utf-8")
+    endpoint = warehouse("nf_types", Column("doc", TYPES_SPEC, rows))
+    report = check(endpoint, path)
+    keys = [f"{TYPES}[{name}].{kind}" for name, kind in (
+        ("name", "logicalType"), ("qty", "logicalType"), ("tag", "logicalType"),
+        ("gone", "present"))]
+    return endpoint.engine, measured(report, keys), report
+
+
+@pytest.mark.parametrize("warehouse", [*ENGINES, "duckdb-json", "postgres-json"], indirect=True)
+def test_nested_types_and_presence_pass_and_fail(warehouse, tmp_path, request):
+    """A struct's field types come from its catalog type (a boolean per rule, no scan); a JSON
+    document's are counted in its rows, fused into the one scan (issue 23.4)."""
+    _, found, report = _types(warehouse, tmp_path, [
+        {"name": "a", "qty": 1, "tag": "x"}, {"name": "b", "qty": 2, "tag": "y"}, None])
+    if request.node.callspec.params["warehouse"] in ("duckdb", "spark"):
+        assert found == {f"{TYPES}[name].logicalType": (Status.PASSED, True),
+                         f"{TYPES}[qty].logicalType": (Status.PASSED, True),
+                         f"{TYPES}[tag].logicalType": (Status.FAILED, False),  # text
+                         f"{TYPES}[gone].present": (Status.FAILED, False)}
+    else:
+        assert found == {f"{TYPES}[name].logicalType": (Status.PASSED, 0),
+                         f"{TYPES}[qty].logicalType": (Status.PASSED, 0),
+                         f"{TYPES}[tag].logicalType": (Status.FAILED, 2),  # "x", "y"
+                         f"{TYPES}[gone].present": (Status.FAILED, 2)}  # not the NULL row
+        by_key = {r.key: r for r in report.results}
+        assert by_key[f"{TYPES}[tag].logicalType"].fused
+
+
+@pytest.mark.parametrize("warehouse", ["postgres", "postgres-json", "mysql", "duckdb-json",
+                                       "sqlite"], indirect=True)
+def test_json_values_of_another_type_are_counted(warehouse, tmp_path):
+    """A JSON string where a number belongs, a fraction in an integer, an absent key: each
+    document counted once; a JSON null is a value of no type (required's business)."""
+    _, found, _ = _types(warehouse, tmp_path, [
+        {"name": "a", "qty": 1, "tag": 3, "gone": None}, {"name": 5, "qty": 1.5, "tag": "3"},
+        {"qty": 2.0, "tag": None}, {}])
+    assert found == {f"{TYPES}[name].logicalType": (Status.FAILED, 3),  # 5 and absent twice
+                     f"{TYPES}[qty].logicalType": (Status.FAILED, 2),  # 1.5 and absent
+                     f"{TYPES}[tag].logicalType": (Status.FAILED, 2),  # "3" and absent
+                     f"{TYPES}[gone].present": (Status.FAILED, 3)}
+
+
+def test_a_json_leaf_has_no_physical_type(postgres, tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text(TYPES_CONTRACT.replace("{name: gone}", "{name: gone, physicalType: text}"),
+                    encoding="utf-8")
+    postgres.execute("DROP TABLE IF EXISTS nf_types",
+                     "CREATE TABLE nf_types (id integer, doc jsonb)")
+    try:
+        result = next(r for r in check(postgres.reader, path).results
+                      if r.key == f"{TYPES}[gone].physicalType")
+    finally:
+        postgres.execute("DROP TABLE IF EXISTS nf_types")
+    assert (result.status, result.diagnostic.code) == (Status.INCONCLUSIVE,
+                                                       "nested-physical-type-in-json")

@@ -7,12 +7,14 @@ nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from integration.conftest import table_on
 from packata_sql.contracts.model import Category
 from packata_sql.contracts.odcs import load_odcs
 from packata_sql.dialects import get_dialect
@@ -87,46 +89,9 @@ def check(endpoint: Endpoint, path: Path) -> Report:
 
 
 @pytest.fixture(params=["duckdb", "postgres", "mysql", "spark"])
-def endpoint(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    engine = request.param
-    if engine == "duckdb":
-        import duckdb
-
-        path = tmp_path / "o.duckdb"
-        connection = duckdb.connect(str(path))
-        for statement in statements(engine, TABLE):
-            connection.execute(statement)
-        connection.close()
-        yield Endpoint("duckdb", str(path))
-        return
-    if engine == "spark":
-        spark = request.getfixturevalue("spark")
-        admin = spark.admin()
-        name = f"`{spark.database}`.{TABLE}"
-        try:
-            admin.sql(f"DROP TABLE IF EXISTS {name}")
-            for statement in statements(engine, name):
-                admin.sql(statement)
-        finally:
-            admin.stop()
-        yield spark.reader
-        return
-    server = request.getfixturevalue(engine)
-    server.execute(f"DROP TABLE IF EXISTS {TABLE}")
-    connection = server.connect()
-    try:
-        cursor = connection.cursor()
-        for statement in [*(["SET time_zone = '+00:00'"] if engine == "mysql" else []),
-                          *statements(engine, TABLE),
-                          *([f"GRANT SELECT ON {TABLE} TO packata_ro"] if engine == "postgres"
-                            else [])]:
-            cursor.execute(statement)
-    finally:
-        connection.close()
-    try:
-        yield server.reader
-    finally:
-        server.execute(f"DROP TABLE IF EXISTS {TABLE}")
+def endpoint(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Endpoint]:
+    yield from table_on(request, tmp_path, request.param, TABLE,
+                        lambda name: statements(request.param, name))
 
 
 def test_offset_members_compare_instants(endpoint, tmp_path):

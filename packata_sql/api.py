@@ -23,6 +23,7 @@ from packata_sql.contracts.formats import Declared, read_declaration
 from packata_sql.contracts.model import Category, Contract, Finding, Rule
 from packata_sql.contracts.official import Problem, distinct
 from packata_sql.contracts.yaml_source import SourceError
+from packata_sql.contracts.zones import ReadingZone, default_zone
 from packata_sql.dialects import COMPILE_DIALECTS, get_dialect
 from packata_sql.errors import DeclarationError, UsageError
 from packata_sql.plans.compiler import Compiled, compile_contract
@@ -31,7 +32,13 @@ from packata_sql.report import Report, Selection
 from packata_sql.run.inspect import Diagnosis
 from packata_sql.run.run_state import DEFAULT_TIMEOUT_S, Progress, RunOptions
 from packata_sql.run.runner import run
-from packata_sql.sessions.endpoint import Endpoint, EndpointError, from_server, parse_url
+from packata_sql.sessions.endpoint import (
+    Endpoint,
+    EndpointError,
+    from_server,
+    parse_url,
+    url_secret_warning,
+)
 from packata_sql.spelling import choice_hint, closest, is_pattern, matching
 
 __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
@@ -39,6 +46,7 @@ __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "dialect_hint", "diff",
     "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
     "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
+    "url_password_warning",
     "snapshot", "init_contract", "import_sql", "import_dbt",
     "COMPILE_DIALECTS", "GATE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis",
     "Endpoint", "Finding", "Problem", "Progress", "Report", "Rule", "Starter",
@@ -79,6 +87,8 @@ class Plans:
     select: tuple[str, ...] | None = None
     categories: tuple[Category, ...] | None = None
     parameters: frozenset[str] | None = None
+    #: The zone values without one are read in where their property declares none.
+    zone: ReadingZone = field(default_factory=ReadingZone)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -97,11 +107,13 @@ class Plans:
 def compile(contract: Contract, dialect: str, *, schema: Sequence[str] | None = None,
             select: Iterable[str] | None = None,
             categories: Iterable[Category | str] | None = None,
-            parameters: Iterable[str] | None = None) -> Plans:
+            parameters: Iterable[str] | None = None, server: str | None = None) -> Plans:
     """Plans plus findings for `dialect` (a name or alias from the engine registry); no
     connection, no driver import. `schema` holds the database/schema segments placed before
     each object (default: those of the contract's first server of this dialect, as `check`
-    reads them); `parameters` the names a run will bind (None: not checked here)."""
+    reads them); `parameters` the names a run will bind (None: not checked here); `server`
+    the contract's server whose `defaultTimezone` applies (default: its first server of this
+    dialect; docs/semantics.md 1.1)."""
     name = dialect_name(dialect)
     if name is None or name not in COMPILE_DIALECTS:
         raise UsageError(dialect_hint(dialect))
@@ -109,9 +121,31 @@ def compile(contract: Contract, dialect: str, *, schema: Sequence[str] | None = 
     kinds = _categories(categories)
     prefix = declared_schema(contract, name) if schema is None else tuple(schema)
     names = None if parameters is None else frozenset((*parameters, OBSERVATION_PARAMETER))
+    zone = reading_zone(contract, name, server)
     compiled = compile_contract(contract, get_dialect(name), prefix=prefix, select=chosen,
-                                parameters=names, categories=kinds)
-    return Plans(contract, name, compiled, prefix, chosen, kinds, names)
+                                parameters=names, categories=kinds, zone=zone)
+    return Plans(contract, name, compiled, prefix, chosen, kinds, names, zone)
+
+
+def reading_zone(contract: Contract, dialect: str, server: str | None) -> ReadingZone:
+    """The zone for values without one whose property declares none: `server`'s (default:
+    the contract's first server of `dialect`, whose schema `compile` and a `--url` run read),
+    else the contract's, else UTC (contracts/zones.py)."""
+    if server is None:
+        spec = engines.spec(dialect)
+        server = next((s.name for s in contract.servers
+                       if spec.name in _server_dialects(contract, s.name, s.type)), None)
+    return default_zone(contract.zone, contract.servers, server)
+
+
+def _server_dialects(contract: Contract, server: str, server_type: str) -> tuple[str | None, ...]:
+    """The dialects a server entry reads as: the engine a run connects to (a `custom` server
+    names it), else the one `compile` renders for its type, with the engine it varies."""
+    try:
+        return (from_server(contract, server).engine,)
+    except EndpointError:
+        found = engines.dialect_for_server_type(server_type)
+        return (found.name, found.variant_of) if found is not None else ()
 
 
 def declared_schema(contract: Contract, dialect: str) -> tuple[str, ...]:
@@ -215,8 +249,10 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
     categories = _categories(request.categories) if request.categories is not None \
         else (plans.categories if plans else None)
     names = frozenset((*request.parameters, OBSERVATION_PARAMETER))
+    zone = reading_zone(with_drift, endpoint.engine, endpoint.server)
     reusable = (plans is not None and with_drift is contract and request.dbt_project is None
                 and plans.prefix == endpoint.schema and plans.select == select
+                and plans.zone == zone
                 and plans.categories == categories
                 and (plans.parameters == names or (plans.parameters is None
                      and all(set(p.parameters) <= names for p in plans.compiled.sql_plans)
@@ -231,14 +267,16 @@ def check_endpoint(contract: Contract, endpoint: Endpoint, request: CheckRequest
         compiled = compile_on_relations(
             with_drift, get_dialect(endpoint.engine),
             relations(with_drift, request.dbt_project, endpoint.schema),
-            select=select, parameters=names, categories=categories)
+            select=select, parameters=names, categories=categories, zone=zone)
     else:
         compiled = compile(with_drift, endpoint.engine, schema=endpoint.schema, select=select,
-                           categories=categories, parameters=request.parameters).compiled
+                           categories=categories, parameters=request.parameters,
+                           server=endpoint.server).compiled
     run_options = RunOptions(
         timeout_s=request.timeout, budget_s=request.budget,
         trust_environment=request.trust_environment, show_sql=request.show_sql,
-        settings={"odcs_between": request.odcs_between}, parameters=dict(request.parameters),
+        settings={"odcs_between": request.odcs_between, **zone.settings()},
+        parameters=dict(request.parameters),
         accept_unexecutable=request.accept_unexecutable, progress=request.progress,
         on_error=request.on_error, samples=request.samples,
         on_samples=request.on_samples if request.samples else None,
@@ -370,6 +408,14 @@ def resolve_endpoint(contract: Contract, url: str | Endpoint | None, server: str
             "database file, or pass --trust-environment to accept an unenforced session"
         )
     return endpoint
+
+
+def url_password_warning(endpoint: Endpoint) -> str | None:
+    """The warning a password or token typed into the URL deserves (never showing it), or
+    None when the URL holds none."""
+    if endpoint.password_source == "url" and endpoint.password:
+        return url_secret_warning(endpoint)
+    return None
 
 
 def _server_schema(contract: Contract, endpoint: Endpoint) -> Endpoint:

@@ -65,6 +65,10 @@ class EngineSpec(NamedTuple):
     variant_of: str | None = None
     #: Where a network login comes from when neither the URL nor a variable names it (doctor).
     login_origin: str = "the driver's default"
+    #: Where its driver finds a password a `--url` left out (`sessions/drivers.py`), for hints.
+    ambient_password: str = ""
+    #: What its secret is called in messages (Spark Connect's is a token).
+    secret_word: str = "password"
     #: Several COUNT(DISTINCT) in one aggregate copy every row per key (Spark's Expand), so
     #: the planner measures distinct keys in statements of their own (planner.plan_scans).
     distinct_keys_apart: bool = False
@@ -89,6 +93,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         server_types=("postgres", "postgresql"),
         url_options="packata_sql.sessions.endpoint:postgres_options",
         login_origin="libpq's default: PGUSER, else the operating-system user",
+        ambient_password="PGPASSWORD or ~/.pgpass",
     ),
     EngineSpec(
         "mysql", "MySQL", "packata_sql.dialects.mysql:MySQL",
@@ -96,6 +101,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         kind=NETWORK, url_schemes=("mysql", "mariadb"), default_port=3306,
         server_types=("mysql", "mariadb"), url_options="packata_sql.sessions.endpoint:mysql_options",
         schema_is_database=True, login_origin="PyMySQL's default: an empty user name",
+        ambient_password="~/.my.cnf",
     ),
     EngineSpec("sqlserver", "SQL Server", "packata_sql.dialects.sqlserver:SQLServer",
                aliases=("mssql",)),
@@ -107,7 +113,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         url_reader="packata_sql.sessions.spark_endpoint:parse_spark_url",
         server_reader="packata_sql.sessions.spark_endpoint:spark_server_endpoint",
         login_origin="Spark Connect's default: no user name (the token authenticates)",
-        distinct_keys_apart=True,
+        secret_word="token", distinct_keys_apart=True,
     ),
     EngineSpec("snowflake", "Snowflake", "packata_sql.dialects.generated:Snowflake",
                authored_sql=False),

@@ -29,6 +29,13 @@ FORMAT = "packata-sql/report@1"
 #: The diagnostic of an SLA property no query observes: listed, counted apart, never a pass,
 #: and never what keeps a run incomplete (docs/semantics.md 1.1).
 SLA_DESCRIPTIVE = "sla-descriptive"
+#: What goes wrong once for many rules (the connection, the login, a missing schema or
+#: object): reports show it as one grouped line, its rules as `not measured: see above`.
+GROUPED = frozenset({
+    "connection-failed", "authentication-failed", "connection-refused", "host-not-found",
+    "connection-timeout", "unknown-database", "unknown-role", "connection-lost",
+    "insecure-connection", "refused", "driver-missing", "missing-schema", "missing-object",
+})
 
 
 class Status(Enum):
@@ -96,6 +103,23 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
+class GroupedError:
+    """One thing that went wrong for several rules alike: its code, its safe message (the
+    object's name and the closest existing one, or the variable that gives the login) and the
+    rules it left unmeasured, in the contract's order."""
+
+    code: str
+    message: str
+    keys: tuple[str, ...]
+
+
+def grouped(result: RuleResult) -> bool:
+    """The rule errored for a reason reports group (`GROUPED`)."""
+    return result.status is Status.ERROR and result.diagnostic is not None \
+        and result.diagnostic.code in GROUPED
+
+
+@dataclass(frozen=True)
 class Selection:
     """What `--select`/`--category` asked for and how many of the declaration's rules it kept:
     a run over a selection is evidence about those rules only, never about the declaration."""
@@ -154,6 +178,19 @@ class Report:
     def rules(self) -> tuple[RuleResult, ...]:
         """Every selected rule's result, in the contract's order."""
         return self.results
+
+    @property
+    def grouped_errors(self) -> tuple[GroupedError, ...]:
+        """The rules' grouped errors, one per code and message (so one per missing object),
+        in the order their first rule appears."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for result in self.results:
+            if grouped(result):
+                assert result.diagnostic is not None
+                found.setdefault((result.diagnostic.code, result.diagnostic.message),
+                                 []).append(result.key)
+        return tuple(GroupedError(code, message, tuple(keys))
+                     for (code, message), keys in found.items())
 
     def to_dict(self) -> dict[str, Any]:
         """The `packata-sql/report@1` document: what `--format json` writes."""

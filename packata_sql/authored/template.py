@@ -6,8 +6,10 @@ lexer (`scanner`); the output is the original text with only the placeholder spa
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+import sqlglot.expressions as exp
 
 from packata_sql.authored.scanner import (
     CODE,
@@ -219,6 +221,26 @@ _MARKER_OPEN, _MARKER_CLOSE = "\x00packata-param:", "\x00"
 _MARKERS = re.compile("\x00packata-param:([A-Za-z0-9_]*)\x00")
 # A named marker touching a word would read as another name (`:a` + `1` is `:a1`).
 _WORD = re.compile(r"[\w$:\x00]")
+
+
+def parameter(name: str) -> exp.Expr:
+    """A driver parameter in a generated sqlglot tree: rendered as the marker, which
+    `finish` swaps for the driver's own after rendering. `name`: letters, digits, `_`."""
+    return exp.Var(this=f"{_MARKER_OPEN}{name}{_MARKER_CLOSE}")
+
+
+def inline(tree: exp.Expr, values: Mapping[str, str]) -> exp.Expr:
+    """`tree` with the parameters named in `values` written as string literals, which sqlglot
+    quotes. Only for a contract's own values where no driver binds them (a date or timestamp
+    bound in the dbt gate's plan); never for data or a run's parameters."""
+    markers = {f"{_MARKER_OPEN}{name}{_MARKER_CLOSE}": value for name, value in values.items()}
+
+    def literal(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Var) and node.this in markers:
+            return exp.Literal.string(markers[node.this])
+        return node
+
+    return tree.transform(literal)
 
 
 def finish(sql: str, dialect: Dialect, has_parameters: bool) -> str:

@@ -5,7 +5,7 @@ No code outside this package dispatches on a metric name.
 
 from __future__ import annotations
 
-from packata_sql.catalog.base import MeasureContext, MetricHandler, TypeMismatch
+from packata_sql.catalog.base import EngineRefused, MeasureContext, MetricHandler, TypeMismatch
 from packata_sql.catalog.metrics import HANDLERS
 from packata_sql.contracts.identity import CATALOG, CATALOG_VERSION, PROGRAM
 
@@ -16,5 +16,5 @@ def handler_for(metric: str) -> MetricHandler | None:
 
 __all__ = [
     "CATALOG", "CATALOG_VERSION", "HANDLERS", "PROGRAM",
-    "MeasureContext", "MetricHandler", "TypeMismatch", "handler_for",
+    "EngineRefused", "MeasureContext", "MetricHandler", "TypeMismatch", "handler_for",
 ]

@@ -50,6 +50,17 @@ class TypeMismatch(Exception):
     """The measurement cannot be computed on this column type without a silent cast."""
 
 
+class EngineRefused(TypeMismatch):
+    """The engine the run reads cannot give the measurement its exact meaning (what its
+    server says, not only its dialect: PostgreSQL without the "C.utf8" collation): the
+    finding `code`, whose `message` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 def logical_family(logical_type: str | None) -> Family | None:
     return _LOGICAL_FAMILIES.get((logical_type or "").lower())
 
@@ -92,10 +103,14 @@ class MeasureContext:
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     declared_leaf: Mapping[str, str | None] = field(default_factory=dict)
 
-    def with_fields(self, column: str, fields: tuple[str, ...],
-                    declared: str | None) -> MeasureContext:
-        """The context for one rule on a nested property: `column(column)` is then the field."""
-        return replace(self, fields={column: fields}, declared_leaf={column: declared})
+    def with_fields(self, column: str, fields: tuple[str, ...], declared: str | None,
+                    zone: str | None = None) -> MeasureContext:
+        """The context for one rule on a nested property: `column(column)` is then the field,
+        its values without a zone read in `zone` (the field's own; UTC if None)."""
+        zones = {**self.zones, column: zone} if zone else {
+            k: v for k, v in self.zones.items() if k != column}
+        return replace(self, fields={column: fields}, declared_leaf={column: declared},
+                       zones=zones)
 
     def layout(self, name: str) -> Layout:
         """How the column holds the rule's fields; raises TypeMismatch where it holds none."""
@@ -109,6 +124,16 @@ class MeasureContext:
         taken = list(self.notes)
         self.notes.clear()
         return taken
+
+    def native(self, name: str) -> str | None:
+        """The column's type as the catalog names it, or its nested struct field's (a JSON
+        document's fields have none); None where not read."""
+        native = self.native_types.get(name)
+        path = self.fields.get(name)
+        if path is None or native is None:
+            return native
+        found = struct_field(native, path, self.dialect)
+        return found.native if found is not None else None
 
     def held(self, name: str) -> ColumnType | None:
         """What the column's native type holds, on engines whose cells follow it."""
@@ -216,7 +241,7 @@ class MeasureContext:
         held = self.held(name)
         if held is not None and held.kind != "timestamp":
             return self._cannot_hold(name, member, held, "it is an instant (it has an offset)")
-        if self.dialect.holds_instants(self.native_types.get(name)):
+        if self.dialect.holds_instants(self.native(name)):
             return exp.EQ(this=self.column(name), expression=self.dialect.instant_literal(instant))
         wall = instant.astimezone(ZoneInfo(self.zones.get(name, "UTC"))).replace(tzinfo=None)
         return self._temporal_equals(name, wall.isoformat(sep=" "))
@@ -306,6 +331,11 @@ class MetricHandler:
     def columns(self, rule: Rule, library: Library, schema: SchemaObject | None) -> tuple[str, ...]:
         """Physical columns the count reads; each must exist before anything runs."""
         return (rule.target.physical_property,) if rule.target.physical_property else ()
+
+    def bindings(self, rule: Rule, library: Library, dialect: Dialect,
+                 zone: str | None) -> tuple[tuple[str, object], ...]:
+        """The driver parameters the count reads, by name (none for a library metric)."""
+        return ()
 
     def offending(self, rule: Rule, library: Library, context: MeasureContext,
                   columns: tuple[str, ...]) -> exp.Expr | None:

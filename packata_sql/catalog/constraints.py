@@ -7,11 +7,13 @@ Text is compared exactly (binary) and lengths count characters, trailing spaces 
 
 from __future__ import annotations
 
+import hashlib
 from decimal import Decimal
 from fractions import Fraction
 
 import sqlglot.expressions as exp
 
+from packata_sql.authored.template import parameter
 from packata_sql.catalog.base import (
     MeasureContext,
     TypeMismatch,
@@ -20,8 +22,10 @@ from packata_sql.catalog.base import (
     repeated_keys,
     rows_where,
 )
+from packata_sql.catalog.holding import column_type
 from packata_sql.catalog.metrics import engine_pattern_findings
 from packata_sql.catalog.patterns import pattern_problem
+from packata_sql.catalog.temporal import temporal_bound
 from packata_sql.contracts.model import Constraint, Finding, Rule, SchemaObject, Site
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.regex import portable
@@ -90,6 +94,12 @@ class ConstraintHandler:
     def columns(self, rule: Rule, constraint: Constraint,
                 schema: SchemaObject | None) -> tuple[str, ...]:
         return constraint.columns
+
+    def bindings(self, rule: Rule, constraint: Constraint, dialect: Dialect,
+                 zone: str | None) -> tuple[tuple[str, object], ...]:
+        """The driver parameters the count reads, by name (`zone`: the one the column's
+        values without a zone are read in, None for UTC)."""
+        return ()
 
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
@@ -270,36 +280,127 @@ class Format(Pattern):
 
 
 class Bound(ConstraintHandler):
-    """minimum/maximum (inclusive unless the ODCS 3.0 boolean says exclusive) and the numeric
-    exclusiveMinimum/exclusiveMaximum, on numbers."""
+    """minimum/maximum (inclusive unless the ODCS 3.0 boolean says exclusive) and the
+    exclusiveMinimum/exclusiveMaximum: a number on numbers, an ISO date or timestamp on dates
+    and timestamps (docs/semantics.md 3.2), compared as instants and bound through the
+    driver."""
+
+    def _operator(self, constraint: Constraint) -> type[exp.Binary]:
+        strict = self.kind.startswith("exclusive") or constraint.argument("exclusive") is True
+        if self.kind in ("minimum", "exclusiveMinimum"):
+            return exp.GT if strict else exp.GTE
+        return exp.LT if strict else exp.LTE
 
     def validate(self, rule: Rule, constraint: Constraint, schema: SchemaObject | None,
                  site: Site) -> list[Finding]:
         value = constraint.argument(self.kind)
+        logical = (_logical(constraint) or "").lower()
+        declared = logical_family(logical)
+        if isinstance(value, str) and temporal_bound(value, "UTC") is not None:
+            return _temporal_bound_problems(self.kind, value, logical, declared, site)
         if isinstance(value, bool) or not isinstance(value, int | Decimal) or (
             isinstance(value, Decimal) and not value.is_finite()
         ):
-            return [site.finding("constraint-not-checkable",
-                                 f"'{self.kind}' is checked for finite numbers only")]
-        declared = logical_family(_logical(constraint))
+            return [site.finding(
+                "constraint-not-checkable", f"'{self.kind}' is checked for finite numbers, and "
+                "for ISO dates and timestamps (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS with an optional "
+                "Z or ±HH:MM offset) on date and timestamp properties")]
+        if declared is Family.TEMPORAL:
+            return [site.finding(
+                "bound-type-mismatch", f"'{self.kind}' on a '{logical}' property is a number, "
+                "which it cannot hold: write it as an ISO date or timestamp")]
         if declared is not None and declared is not Family.NUMBER:
             return [site.finding("constraint-not-checkable",
                                  f"'{self.kind}' is checked on integer and number properties only")]
         return []
 
+    def bindings(self, rule: Rule, constraint: Constraint, dialect: Dialect,
+                 zone: str | None) -> tuple[tuple[str, object], ...]:
+        """A date or timestamp bound's forms, bound as driver parameters (never SQL text)."""
+        bound = temporal_bound(constraint.argument(self.kind), zone or "UTC")
+        if bound is None:
+            return ()
+        forms: list[tuple[str, object]] = [
+            ("instant", dialect.bound_instant(bound.instant)),
+            ("wall", bound.wall.isoformat(sep=" "))]
+        if bound.date is not None:
+            forms.append(("date", bound.date.isoformat()))
+        return tuple((_bound_parameter(rule, form), value) for form, value in forms)
+
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
+        value = constraint.argument(self.kind)
+        column = context.column(columns[0])
+        if isinstance(value, str):
+            valid = self._temporal(rule, constraint, context, columns[0], value)
+            return _violations(context, columns[0], valid)
         if context.family(columns[0]) not in _NUMBER_ONLY:
             raise TypeMismatch
-        value = constraint.argument(self.kind)
         assert isinstance(value, int | Decimal)
-        column = context.column(columns[0])
-        strict = self.kind.startswith("exclusive") or constraint.argument("exclusive") is True
-        lower = self.kind in ("minimum", "exclusiveMinimum")
-        kind: type[exp.Binary] = (exp.GT if strict else exp.GTE) if lower \
-            else (exp.LT if strict else exp.LTE)
-        valid = context.number_compare(columns[0], kind, Fraction(value))
+        valid = context.number_compare(columns[0], self._operator(constraint), Fraction(value))
         return _violations(context, columns[0], _guarded(context.dialect.is_number(column), valid))
+
+    def _temporal(self, rule: Rule, constraint: Constraint, context: MeasureContext, name: str,
+                  value: str) -> exp.Expr:
+        """The bound compared as the column holds it: an instant on a column of instants, a
+        wall clock in the declared zone on a zone-less one, a date on a date column (which
+        cannot hold a time of day or an offset: TypeMismatch)."""
+        if context.family(name) not in (None, Family.TEMPORAL, Family.DYNAMIC):
+            raise TypeMismatch
+        bound = temporal_bound(value, context.zones.get(name, "UTC"))
+        assert bound is not None
+        native = context.native(name)
+        held = column_type(native, context.dialect) if native is not None \
+            and not context.dialect.dynamic_typing else None
+        declared = (context.declared_leaf.get(name) if name in context.fields
+                    else rule.target.logical_type) or ""
+        if context.dialect.dynamic_typing:
+            kind = "text"
+        elif context.dialect.holds_instants(native):
+            kind = "instant"
+        elif (held.kind if held is not None else declared.lower()) == "date":
+            kind = "date"
+        elif held is not None and held.kind != "timestamp":
+            raise TypeMismatch  # a time of day holds no date
+        else:
+            kind = "timestamp"
+        if kind == "date" and bound.date is None:
+            raise TypeMismatch
+        values = {form: parameter(_bound_parameter(rule, form))
+                  for form in ("instant", "wall", "date")}
+        return context.dialect.temporal_bound(context.column(name), self._operator(constraint),
+                                              kind, values)
+
+    def offending(self, rule: Rule, constraint: Constraint, context: MeasureContext,
+                  columns: tuple[str, ...]) -> exp.Expr | None:
+        if isinstance(constraint.argument(self.kind), str):
+            return None  # its bound is a driver parameter, which inspect_sql cannot carry
+        return super().offending(rule, constraint, context, columns)
+
+
+def _bound_parameter(rule: Rule, form: str) -> str:
+    """The parameter one form of a rule's temporal bound binds (a name the driver accepts)."""
+    digest = hashlib.sha256(rule.key.encode("utf-8")).hexdigest()[:10]
+    return f"packata_bound_{digest}_{form}"
+
+
+def _temporal_bound_problems(kind: str, value: str, logical: str, declared: Family | None,
+                             site: Site) -> list[Finding]:
+    """A date or timestamp bound on a property whose type cannot hold it (a number, text, a
+    time of day; an instant or a time of day on a date) is a finding: the rule is skipped."""
+    if declared is None or logical == "timestamp":
+        return []
+    if logical == "date":
+        bound = temporal_bound(value, "UTC")
+        if bound is not None and bound.date is None:
+            what = "an instant (it has an offset)" if bound.offset else "a time of day"
+            return [site.finding("bound-type-mismatch",
+                                 f"'{kind}' is {what}, which a 'date' property cannot hold")]
+        return []
+    where = " (a date string stays text on a string property)" if declared is Family.TEXT else ""
+    return [site.finding("bound-type-mismatch",
+                         f"'{kind}' is a date or timestamp, which a '{logical}' property cannot "
+                         f"hold{where}")]
 
 
 class ValidValues(ConstraintHandler):

@@ -15,6 +15,7 @@ from packata_sql.catalog.expressif_operations import (
     is_null,
     paren,
     remove_all,
+    trimmed,
 )
 from packata_sql.catalog.expressif_predicates import no_temporal
 from packata_sql.dialects import Dialect
@@ -196,6 +197,74 @@ def _mask_to_text(r: Rendering, value: exp.Expr) -> exp.Expr:
     ], default=exp.Null())
 
 
+_ESCAPE = "~"
+
+
+def _invariant_case(upper: bool) -> Render:
+    """.NET's `ToUpperInvariant`/`ToLowerInvariant`: Unicode's simple mapping, each
+    character alone, except the characters the dialect says its function maps otherwise
+    (`case_kept`), which go around it: the text is escaped (`~` becomes `~!`, the i-th kept
+    character `~i`), mapped, and unescaped (`~i` becomes what .NET makes of that character,
+    `~!` becomes `~`). Every `~` of the escaped text starts a two-character token whose second
+    character is no `~`, so the replacements cannot overlap, and the case functions leave
+    `~`, `!` and digits alone."""
+    def render(r: Rendering, value: exp.Expr) -> exp.Expr:
+        kept = r.dialect.case_kept(upper)
+        assert len(kept) <= 10  # one digit per kept character
+
+        def replace(text: exp.Expr, old: str, new: str) -> exp.Expr:
+            return exp.func("REPLACE", text, exp.Literal.string(old), exp.Literal.string(new))
+
+        text = replace(r.dialect.case_mapped(value), _ESCAPE, _ESCAPE + "!")
+        for index, char in enumerate(kept):
+            text = replace(text, char, f"{_ESCAPE}{index}")
+        mapped: exp.Expr = exp.Upper(this=text) if upper else exp.Lower(this=text)
+        for index, target in enumerate(kept.values()):
+            mapped = replace(mapped, f"{_ESCAPE}{index}", target)
+        return replace(mapped, _ESCAPE + "!", _ESCAPE)
+    return render
+
+
+def _white_space_only(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """.NET's blank: white space only, and not empty (an empty text is read first)."""
+    return exp.and_(exp.GT(this=r.dialect.char_length(value.copy()),
+                           expression=exp.Literal.number(0)), blank(r, value.copy()))
+
+
+def _on_blank(render: Render, blank_result: Render | None = None, *,
+              empty_differs: bool = False) -> Render:
+    """Expressif's text functions read a text of white space only as the value *blank*,
+    whatever its characters (`string.IsNullOrWhiteSpace`), and answer it without reading
+    it: `blank_result`, by default the blank text itself (the language's `(blank)`), so a
+    function after this one reads a blank too. The test takes the empty text in as well,
+    unless `empty_differs` (the function answers empty otherwise than blank): one reference
+    to the value fewer for every function piped after."""
+    def wrapped(r: Rendering, value: exp.Expr) -> exp.Expr:
+        result = blank_result(r, value.copy()) if blank_result else value.copy()
+        test = _white_space_only(r, value) if empty_differs else blank(r, value.copy())
+        return exp.Case(ifs=[exp.If(this=test, true=result)], default=render(r, value.copy()))
+    return wrapped
+
+
+def _argument_or_empty(r: Rendering, value: exp.Expr) -> exp.Expr:
+    return _or_empty(r.value(0))
+
+
+def _no_count(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """`count-substring` of a blank: 0 when the substring holds anything but white space,
+    else NULL (not 0: the language's CountSubstring.EvaluateBlank)."""
+    part = r.value(0)
+    nothing = exp.or_(is_null(part.copy()), blank(r, part.copy()))
+    return exp.Case(ifs=[exp.If(this=nothing, true=exp.Null())], default=exp.Literal.number(0))
+
+
+def _removed_blank(r: Rendering, value: exp.Expr) -> exp.Expr:
+    """`remove-chars` of a blank: empty when the removed character is white space, else the
+    blank kept (RemoveChars.EvaluateBlank)."""
+    return exp.Case(ifs=[exp.If(this=_white_space_only(r, r.value(0)), true=_EMPTY.copy())],
+                    default=value)
+
+
 def _utf16_problem(dialect: Dialect) -> str | None:
     return None if dialect.utf16_length(exp.Null()) is not None else _NO_UTF16
 
@@ -236,50 +305,57 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
 }
 
 _TEXT_FUNCTIONS: dict[str, Operation] = {
-    "length": Operation("text", "number", lambda r, v: exp.Coalesce(
-        this=r.dialect.utf16_length(v), expressions=[exp.Literal.number(0)]), per_dialect=True,
-        problem=_utf16_problem),
+    "length": Operation("text", "number", _on_blank(lambda r, v: exp.Coalesce(
+        this=r.dialect.utf16_length(v), expressions=[exp.Literal.number(0)]),
+        lambda r, v: exp.Null(), empty_differs=True), per_dialect=True, problem=_utf16_problem),
     "null-to-empty": Operation("text", "text", lambda r, v: exp.Coalesce(
         this=v, expressions=[_EMPTY.copy()])),
     "empty-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=exp.EQ(this=r.dialect.char_length(v), expression=exp.Literal.number(0)),
         true=exp.Null())], default=v)),
-    "lower": Operation("text", "text", lambda r, v: exp.Lower(this=r.dialect.case_mapped(v)),
-                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=False)),
-    "upper": Operation("text", "text", lambda r, v: exp.Upper(this=r.dialect.case_mapped(v)),
-                       per_dialect=True, problem=lambda d: d.case_mapping_problem(upper=True)),
-    "trim": Operation("text", "text", lambda r, v: exp.Trim(
-        this=v, expression=exp.Literal.string(WHITESPACE)), per_dialect=True,
+    "lower": Operation("text", "text", _invariant_case(upper=False), per_dialect=True,
+                       problem=lambda d: d.case_mapping_problem(upper=False)),
+    "upper": Operation("text", "text", _invariant_case(upper=True), per_dialect=True,
+                       problem=lambda d: d.case_mapping_problem(upper=True)),
+    "trim": Operation("text", "text", lambda r, v: trimmed(r.dialect, v), per_dialect=True,
         problem=lambda d: d.trim_set_problem()),
-    "without-whitespaces": Operation("text", "text", lambda r, v: remove_all(v, WHITESPACE)),
+    "without-whitespaces": Operation("text", "text", lambda r, v: remove_all(
+        r.dialect, v, WHITESPACE)),
     "whitespaces-to-empty": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=blank(r, v), true=_EMPTY.copy())], default=v)),
     "whitespaces-to-null": Operation("text", "text", lambda r, v: exp.Case(ifs=[exp.If(
         this=blank(r, v), true=exp.Null())], default=v)),
-    "append": Operation("text", "text", lambda r, v: _concat(
-        _or_empty(v), _or_empty(r.value(0))), ("text",)),
-    "prepend": Operation("text", "text", lambda r, v: _concat(
-        _or_empty(r.value(0)), _or_empty(v)), ("text",)),
-    "suffix": Operation("text", "text", lambda r, v: _concat(v, _or_empty(r.value(0))),
-                        ("text",)),
-    "prefix": Operation("text", "text", lambda r, v: _concat(_or_empty(r.value(0)), v),
-                        ("text",)),
-    "append-space": Operation("text", "text", lambda r, v: _concat(_or_empty(v), _SPACE.copy())),
-    "prepend-space": Operation("text", "text", lambda r, v: _concat(_SPACE.copy(), _or_empty(v))),
-    "suffix-space": Operation("text", "text", lambda r, v: _concat(v, _SPACE.copy())),
-    "prefix-space": Operation("text", "text", lambda r, v: _concat(_SPACE.copy(), v)),
-    "first-chars": Operation("text", "text", lambda r, v: exp.Substring(
-        this=v, start=exp.Literal.number(1), length=r.value(0)), ("integer",)),
-    "last-chars": Operation("text", "text", _last_chars, ("integer",)),
-    "skip-first-chars": Operation("text", "text", lambda r, v: exp.Substring(
-        this=v, start=exp.Add(this=paren(r.value(0)), expression=exp.Literal.number(1))),
+    # A blank (white space only) is read as nothing before the appended text.
+    "append": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        _or_empty(v), _or_empty(r.value(0))), _argument_or_empty), ("text",)),
+    "prepend": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        _or_empty(r.value(0)), _or_empty(v)), _argument_or_empty), ("text",)),
+    "suffix": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        v, _or_empty(r.value(0))), _argument_or_empty), ("text",)),
+    "prefix": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        _or_empty(r.value(0)), v), _argument_or_empty), ("text",)),
+    "append-space": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        _or_empty(v), _SPACE.copy()), lambda r, v: _SPACE.copy())),
+    "prepend-space": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        _SPACE.copy(), _or_empty(v)), lambda r, v: _SPACE.copy())),
+    "suffix-space": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        v, _SPACE.copy()), lambda r, v: _SPACE.copy())),
+    "prefix-space": Operation("text", "text", _on_blank(lambda r, v: _concat(
+        _SPACE.copy(), v), lambda r, v: _SPACE.copy())),
+    # A blank stays blank, however many characters are taken, skipped or replaced.
+    "first-chars": Operation("text", "text", _on_blank(lambda r, v: exp.Substring(
+        this=v, start=exp.Literal.number(1), length=r.value(0))), ("integer",)),
+    "last-chars": Operation("text", "text", _on_blank(_last_chars), ("integer",)),
+    "skip-first-chars": Operation("text", "text", _on_blank(lambda r, v: exp.Substring(
+        this=v, start=exp.Add(this=paren(r.value(0)), expression=exp.Literal.number(1)))),
         ("integer",)),
-    "skip-last-chars": Operation("text", "text", _skip_last_chars, ("integer",)),
-    "remove-chars": Operation("text", "text", lambda r, v: exp.func(
-        "REPLACE", v, r.value(0), _EMPTY.copy()), ("text",)),
-    "replace-chars": Operation("text", "text", lambda r, v: exp.func(
-        "REPLACE", v, r.value(0), r.value(1)), ("text", "text")),
-    "count-substring": Operation("text", "number", _count_substring, ("text",)),
+    "skip-last-chars": Operation("text", "text", _on_blank(_skip_last_chars), ("integer",)),
+    "remove-chars": Operation("text", "text", _on_blank(lambda r, v: exp.func(
+        "REPLACE", v, r.value(0), _EMPTY.copy()), _removed_blank), ("text",)),
+    "replace-chars": Operation("text", "text", _on_blank(lambda r, v: exp.func(
+        "REPLACE", v, r.value(0), r.value(1))), ("text", "text")),
+    "count-substring": Operation("text", "number", _on_blank(
+        _count_substring, _no_count, empty_differs=True), ("text",)),
     "pad-left": Operation("text", "text", _pad("left"), ("integer", "text"), per_dialect=True,
                           problem=_utf16_problem),
     "pad-right": Operation("text", "text", _pad("right"), ("integer", "text"), per_dialect=True,

@@ -16,7 +16,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.authored.expressif import Call, ExpressifError, Interval
-from packata_sql.dialects import Dialect, number_literal
+from packata_sql.dialects import LINE_BREAKS, Dialect, number_literal
 
 
 class UnsupportedOnEngine(ExpressifError):
@@ -229,15 +229,32 @@ WHITESPACE = ("\t\n\u000b\u000c\r \u0085\u00a0\u1680" + "".join(chr(c) for c in 
               + "\u2028\u2029\u202f\u205f\u3000")
 
 
-def remove_all(value: exp.Expr, characters: str) -> exp.Expr:
-    for character in characters:
-        value = exp.func("REPLACE", value, exp.Literal.string(character), exp.Literal.string(""))
+#: WHITESPACE as a set, the characters that break a line last (`Dialect.text_literal`
+#: writes them one by one: fewer pieces).
+WHITESPACE_SET = "".join(sorted(WHITESPACE, key=lambda c: c in LINE_BREAKS))
+
+
+def trimmed(dialect: Dialect, value: exp.Expr) -> exp.Expr:
+    """The text without .NET white space at either end (engines whose TRIM takes a set)."""
+    return exp.Trim(this=value, expression=dialect.text_literal(
+        dialect.holdable(WHITESPACE_SET)))
+
+
+def remove_all(dialect: Dialect, value: exp.Expr, characters: str) -> exp.Expr:
+    for character in dialect.holdable(characters):
+        value = exp.func("REPLACE", value, dialect.text_literal(character),
+                         exp.Literal.string(""))
     return value
 
 
 def blank(r: Rendering, value: exp.Expr) -> exp.Expr:
-    """Nothing but .NET white space (empty included)."""
-    return exp.EQ(this=r.dialect.char_length(remove_all(value, WHITESPACE)),
-                  expression=exp.Literal.number(0))
+    """Nothing but .NET white space (empty included): trimmed of that set where the engine's
+    TRIM takes a set (one call deep, so that piped functions do not nest the test past a
+    parser's depth, SQLite's), else with each character removed."""
+    if r.dialect.trim_set_problem() is None:
+        stripped = trimmed(r.dialect, value)
+    else:
+        stripped = remove_all(r.dialect, value, WHITESPACE)
+    return exp.EQ(this=r.dialect.char_length(stripped), expression=exp.Literal.number(0))
 
 

@@ -13,9 +13,10 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from packata_sql.authored.expressif import ExpressifError, Program
-from packata_sql.catalog.base import MeasureContext, TypeMismatch, rows_where
+from packata_sql.catalog.base import EngineRefused, MeasureContext, TypeMismatch, rows_where
+from packata_sql.catalog.expressif_operations import WHITESPACE, trimmed
 from packata_sql.contracts.model import Expectation, Operator, Rule
-from packata_sql.dialects import number_literal
+from packata_sql.dialects import Dialect, Family, number_literal
 
 #: What a variable (`@name`) reads in SQL: a driver marker the run binds, never a literal.
 VariableReader = Callable[[str], exp.Expr]
@@ -95,7 +96,7 @@ class ExpressifHandler:
             rendered = render(definition.program, context.dialect,
                               **self.inputs(definition, context, columns))
         except ExpressifError as refused:
-            raise TypeMismatch(refused.message) from refused
+            raise _mismatch(refused) from refused
         if definition.program.kind == "predicate":
             return rendered
         checks = [_holds(rendered, e) for e in definition.item_expectations]
@@ -110,15 +111,27 @@ class ExpressifHandler:
         predicate's as 1 or 0, which every engine returns alike)."""
         if definition.per_item:
             check = self.item_check(definition, context, columns)
-            return exp.Count(this=exp.Case().when(check, exp.null()).else_(
+            violations = exp.Count(this=exp.Case().when(check, exp.null()).else_(
                 exp.Literal.number(1)))
+            # NULL (the rule inconclusive, IN_BAND) when a text cell is one the language
+            # reads as a keyword or a special value rather than as its text (any cell of a
+            # dynamically typed column that holds text).
+            tests = [_in_band_cell(context, c) for c in columns
+                     if context.family(c) in (Family.TEXT, Family.DYNAMIC, None)
+                     and (context.family(c) is not None or context.dialect.dynamic_typing)]
+            if not tests:
+                return violations
+            met = exp.or_(*tests)
+            seen = exp.GT(this=exp.Count(this=exp.Case().when(met, exp.Literal.number(1))),
+                          expression=exp.Literal.number(0))
+            return exp.Case().when(seen, exp.null()).else_(violations)
         from packata_sql.catalog.expressif import render_accumulator
 
         try:
             scalar = render_accumulator(definition.program, context.dialect,
                                         **self.inputs(definition, context, columns))
         except ExpressifError as refused:
-            raise TypeMismatch(refused.message) from refused
+            raise _mismatch(refused) from refused
         if definition.boolean:
             return exp.Case().when(scalar, exp.Literal.number(1)).else_(exp.Literal.number(0))
         return scalar
@@ -131,6 +144,48 @@ class ExpressifHandler:
             return None
         check = self.item_check(definition, context, columns)
         return rows_where(context, columns, exp.Not(this=exp.paren(check)))
+
+
+#: The diagnostic of a value or row rule whose text cells hold one the language reads
+#: otherwise than as its text (its count is NULL).
+IN_BAND = "expressif-in-band-value"
+_WHITE_SPACE_CLASS = "".join(f"\\x{{{ord(c):04X}}}" for c in WHITESPACE)
+
+
+def in_band(dialect: Dialect, text: exp.Expr) -> exp.Expr:
+    """Whether Expressif reads the cell as something else than its text: once trimmed of
+    white space, it starts with `(` and ends with `)`. That takes in the keywords `(null)`,
+    `(empty)` and `(blank)` (any case, white space around: read as NULL, empty and blank)
+    and every other parenthesised text, which the text functions answer without reading
+    (`lower` keeps it as it is, `length` is NULL)."""
+    if dialect.trim_set_problem() is None:
+        stripped = trimmed(dialect, dialect.binary_key(text))
+        last = exp.Substring(this=stripped.copy(), start=dialect.char_length(stripped.copy()),
+                             length=exp.Literal.number(1))
+        return exp.and_(
+            dialect.text_equals(exp.Substring(this=stripped, start=exp.Literal.number(1),
+                                              length=exp.Literal.number(1)), "("),
+            dialect.text_equals(last, ")"))
+    # MariaDB's TRIM takes no set: PCRE on the text itself.
+    return exp.and_(dialect.regex_search(text, f"^[{_WHITE_SPACE_CLASS}]*\\("),
+                    dialect.regex_search(text.copy(), f"\\)[{_WHITE_SPACE_CLASS}]*$"))
+
+
+def _in_band_cell(context: MeasureContext, column: str) -> exp.Expr:
+    cell = context.column(column)
+    found = in_band(context.dialect, cell)
+    is_text = context.dialect.is_text(cell.copy())
+    return found if is_text is None else exp.and_(is_text, found)
+
+
+def _mismatch(refused: ExpressifError) -> TypeMismatch:
+    """What rendering at run time raised: an operation this engine's server cannot give its
+    meaning (the compile-time trial passed on the dialect alone) is that finding; anything
+    else a column of another type than the contract declared."""
+    if refused.code == "expressif-unsupported-on-engine":
+        named = f"'{refused.operation}': " if refused.operation else ""
+        return EngineRefused(refused.code, f"{named}{refused.message}")
+    return TypeMismatch(refused.message)
 
 
 _COMPARISONS: dict[Operator, type[exp.Binary]] = {

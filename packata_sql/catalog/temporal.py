@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
@@ -42,3 +44,34 @@ def offset_instant(member: str) -> datetime.datetime | None:
             datetime.UTC)
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class TemporalBound:
+    """A bound written as a date or timestamp (docs/semantics.md 3.2), in the forms a column
+    compares with: the instant (aware, UTC), the wall clock in the column's zone, and the
+    date where the bound is one (a date, or a zone-less midnight)."""
+
+    instant: datetime.datetime
+    wall: datetime.datetime
+    date: datetime.date | None
+    #: Written with a `Z` or `±HH:MM` offset.
+    offset: bool
+
+
+def temporal_bound(value: object, zone: str) -> TemporalBound | None:
+    """The bound `value` means when values without a zone are read in `zone`; None for
+    anything but ISO date or timestamp text. A zone-less time the zone skips reads with the
+    offset before the gap, an ambiguous one its first reading (as an SLA latency does)."""
+    if not isinstance(value, str) or not_temporal(value, "timestamp"):
+        return None
+    local = ZoneInfo(zone)
+    instant = offset_instant(value)
+    if instant is not None:
+        return TemporalBound(instant, instant.astimezone(local).replace(tzinfo=None), None, True)
+    if _DATE.fullmatch(value):
+        wall = datetime.datetime.combine(datetime.date.fromisoformat(value), datetime.time())
+    else:
+        wall = datetime.datetime.fromisoformat(value)
+    day = wall.date() if wall.time() == datetime.time() else None
+    return TemporalBound(wall.replace(tzinfo=local).astimezone(datetime.UTC), wall, day, False)

@@ -46,10 +46,9 @@ def resolve_endpoint(contract: Contract, url: str | None, server: str | None,
                      trust_environment: bool) -> Endpoint:
     """The API's endpoint, plus the warning a password typed into a URL deserves."""
     endpoint = api.resolve_endpoint(contract, url, server, trust_environment)
-    if endpoint.password_source == "url" and endpoint.password:
-        print("packata-sql: warning: the database URL holds a password, which shell history "
-              "and the process list keep; set PACKATA_PASSWORD, or use ~/.pgpass or ~/.my.cnf "
-              "(the password is not shown)", file=sys.stderr)
+    warning = api.url_password_warning(endpoint)
+    if warning:
+        print(f"packata-sql: warning: {warning}", file=sys.stderr)
     return endpoint
 
 
@@ -151,18 +150,23 @@ def masked(text: str, endpoint: Endpoint) -> str:
 
 
 def emit_all(report: Report, fmt: str, outputs: list[Output], *, fail_on_warning: bool) -> None:
-    """The connection problem once on stderr, each --output file, then stdout."""
+    """What went wrong for many rules alike once on stderr (the connection, the login, a
+    missing schema or object: one line each, `-v` gave each rule's engine message), each
+    --output file, then stdout."""
     from packata_sql.cli.outputs import terminal, write_outputs
+    from packata_sql.render.neutral import plain  # hosts and names come from the contract
+    from packata_sql.render.words import problem_lines
 
-    if report.connection_problem:
-        from packata_sql.render.neutral import plain  # the host comes from the contract
-
-        print(plain(f"packata-sql: cannot connect to {report.target}: "
-                    f"{report.connection_problem}"), file=sys.stderr)
-    write_outputs(report, outputs, fail_on_warning=fail_on_warning)
+    lines = problem_lines(report) or ([f"cannot connect to {report.target}: "
+                                       f"{report.connection_problem}"]
+                                      if report.connection_problem else [])
     stdout: str | None = fmt
     if any(o.bare for o in outputs):  # `--output FILE` took --format: the table goes to stdout
         stdout = None if fmt == "table" else "table"
+    if not (stdout == "table" and sys.stdout.isatty()):  # the table on screen says it above
+        for line in lines:                                # its rows: not twice on one screen
+            print(plain(f"packata-sql: {line}"), file=sys.stderr)
+    write_outputs(report, outputs, fail_on_warning=fail_on_warning)
     if stdout is None:
         return
     colour, width = terminal() if stdout == "table" else (False, None)  # rich: the table only

@@ -1,5 +1,7 @@
-"""Progress on stderr, never stdout: a transient rich display on a terminal, plain lines per
-statement in CI or when piped, nothing with `--progress none`."""
+"""Progress on stderr, never stdout: a transient rich display on a terminal (with the engine's
+own progress of a long scan where it reports it, else the step's elapsed time), plain lines
+per statement in CI or when piped (no progress values: a log has no use for them), nothing
+with `--progress none`."""
 
 from __future__ import annotations
 
@@ -58,30 +60,46 @@ class PlainProgress:
 
 
 class LiveProgress:
-    """A rich progress bar that disappears when the run ends (transient)."""
+    """A rich display that disappears when the run ends (transient): a line for the rules
+    done of all, and one for the running scan or SQL rule with the engine's own progress
+    where it reports it (DuckDB, Spark), else a moving bar and the step's elapsed time, so a
+    long fused scan never shows a frozen `0/15`."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 
         # Descriptions hold rule keys and object names: text, never rich markup.
-        self.bar = Bar(TextColumn("{task.description}", markup=False), BarColumn(),
-                       MofNCompleteColumn(), TimeElapsedColumn(),
-                       console=Console(file=stream or sys.stderr), transient=True)
-        self.task = self.bar.add_task("connecting", total=None)
+        self.bar = Bar(SpinnerColumn(), TextColumn("{task.description}", markup=False),
+                       BarColumn(), TextColumn("{task.fields[amount]}", markup=False),
+                       TimeElapsedColumn(), console=Console(file=stream or sys.stderr),
+                       transient=True)
+        self.total = 0
+        self.done = 0
+        self.task = self.bar.add_task("connecting", total=None, amount="")
+        self.step = self.bar.add_task("", total=None, amount="", visible=False)
         self.bar.start()
 
     def __call__(self, event: Progress) -> None:
         if event.step == "started":
-            self.bar.update(self.task, total=event.total, description="checking")
-        elif event.step == "scan":
+            self.total = event.total
+            self.bar.update(self.task, total=event.total, description="checking",
+                            amount=f"{self.done}/{self.total} rules")
+        elif event.step in ("scan", "sql"):
             fused = " (fused scan)" if event.rules > 1 else ""
-            self.bar.update(self.task, description=terminal(f"{event.label}{fused}"))
-        elif event.step == "sql":
-            self.bar.update(self.task, description=terminal(f"SQL rule {event.label}"))
+            what = f"{event.label}{fused}" if event.step == "scan" else f"SQL rule {event.label}"
+            # A new task each step: its clock starts now, and without a total its bar moves
+            # (indeterminate) until the engine reports progress.
+            self.bar.remove_task(self.step)
+            self.step = self.bar.add_task(terminal(what), total=None, amount="")
+        elif event.step == "progress" and event.percent is not None:
+            self.bar.update(self.step, total=100, completed=event.percent,
+                            amount=f"{event.percent:.0f} %")
         elif event.step == "done":
-            self.bar.advance(self.task, event.rules)
+            self.done += event.rules
+            self.bar.update(self.task, advance=event.rules,
+                            amount=f"{self.done}/{self.total} rules")
 
     def close(self) -> None:
         self.bar.stop()

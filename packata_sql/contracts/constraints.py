@@ -25,6 +25,7 @@ from packata_sql.contracts.model import (
     Severity,
     Target,
 )
+from packata_sql.contracts.zones import property_zone
 
 #: Checks answered from the engine's catalog, without reading rows.
 CATALOG_KINDS = frozenset({"present", "logicalType", "physicalType", "drift"})
@@ -123,8 +124,9 @@ def _problems_by_declaration(prop: SchemaProperty) -> dict[str, list[Finding]]:
 
 def _property_checks(prop: SchemaProperty) -> Iterable[tuple[Constraint, str]]:
     column = (prop.physical,)
-    if not prop.fields:  # the catalog lists columns, not the fields inside one
-        yield from _catalog_checks(prop, column)
+    # A nested field's are answered from its struct's catalog type, or counted in its JSON
+    # documents (docs/semantics.md, "Nested fields").
+    yield from _catalog_checks(prop, column)
     if prop.required:
         yield Constraint("required", column), "required"
     if prop.unique:
@@ -162,7 +164,8 @@ def _rule(obj: SchemaObject, prop: SchemaProperty, key: str, declaration: str,
     `logicalTypeOptions.maxLength`); the rule's path and line point there."""
     target = Target(obj.name, obj.physical, prop.names or (prop.name,), prop.physical,
                     prop.logical_type, nested=bool(prop.fields), exact_object=obj.exact,
-                    exact_property=prop.exact, fields=prop.fields)
+                    exact_property=prop.exact, fields=prop.fields,
+                    zone=property_zone(prop)[0] if prop.fields else None)
     expectations = () if definition.kind in CATALOG_KINDS | {INVALID} else _NO_VIOLATIONS
     return Rule(key, f"{prop.source_path}.{declaration}", Category.CONSTRAINT, target,
                 definition, expectations, severity=Severity.ERROR,

@@ -93,6 +93,9 @@ class Target:
     #: `physical_property`, outermost first. Empty for a top-level property and for anything
     #: under array `items` or a `map`, which is never flattened implicitly.
     fields: tuple[str, ...] = ()
+    #: The zone a nested field's `logicalTypeOptions.defaultTimezone` declares (a top-level
+    #: property's is read from the schema), None when it declares none.
+    zone: str | None = None
 
     @property
     def unreachable(self) -> bool:
@@ -185,11 +188,13 @@ class Expressif:
 class Latency:
     """An SLA `latency` (alias `freshness`): the newest value of the rule's column may be no
     older than `limit` at the run's observation time (docs/semantics.md 1.1). `zone`: the IANA
-    zone a value without one is read in (the property's `logicalTypeOptions.defaultTimezone`,
-    else UTC)."""
+    zone a value without one is read in: the property's `logicalTypeOptions.defaultTimezone`
+    as loaded (None: it declares none), resolved by the compiler to the server's, the
+    contract's or UTC (contracts/zones.py), with `declared_by` saying whose it is."""
 
     limit: Duration | None  # None: the declaration's value or unit is unusable (a finding)
-    zone: str = "UTC"
+    zone: str | None = None
+    declared_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -310,6 +315,8 @@ class Contract:
     #: The contract's own `id` and `version` (for report metadata), when it gives them.
     id: str | None = None
     version: str | None = None
+    #: The contract's `defaultTimezone` custom property, as written (contracts/zones.py).
+    zone: str | None = None
 
     def object(self, name: str) -> SchemaObject | None:
         return next((o for o in self.objects if o.name == name), None)

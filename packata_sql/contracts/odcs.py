@@ -47,6 +47,7 @@ from packata_sql.contracts.odcs_declarations import text as _text
 from packata_sql.contracts.odcs_schema import ODCS_VERSIONS, known_keys
 from packata_sql.contracts.odcs_sla import sla_rules
 from packata_sql.contracts.yaml_source import Loaded, SourceError, load_yaml_file
+from packata_sql.contracts.zones import ZONE_OPTION, custom_zone, valid_zone, zone_findings
 
 Path = YamlPath
 
@@ -91,6 +92,8 @@ class _Scope:
     #: Physical field names inside `physical_property` (Target.fields); empty at the top
     #: level and anywhere under array items or a map.
     fields: tuple[str, ...] = ()
+    #: A nested field's `logicalTypeOptions.defaultTimezone`, as written (Target.zone).
+    zone: str | None = None
 
     @property
     def holds_fields(self) -> bool:
@@ -224,10 +227,12 @@ def load_odcs(path: str, *, inclusive_between: bool = False,
     reader.distinct_ids()
     accept = _accepts_unexecutable(reader, document.get("customProperties"))
     drift = schema_drift(reader.findings, reader.line, document.get("customProperties"))
+    reader.findings.extend(zone_findings(document, reader.line))
     return Contract(path, tuple(reader.rules), tuple(reader.findings), servers,
                     tuple(o for o in objects if o is not None), accept_unexecutable=accept,
                     schema_drift=drift, id=_metadata(document.get("id")),
-                    version=_metadata(document.get("version")))
+                    version=_metadata(document.get("version")),
+                    zone=custom_zone(document.get("customProperties"))[0])
 
 
 def unknown_key(key: str, known: frozenset[str], *, operator: bool,
@@ -245,6 +250,13 @@ def unknown_key(key: str, known: frozenset[str], *, operator: bool,
     if operator and key.replace("_", "").lower().startswith("mustbe"):
         return "unknown-operator", f"unknown operator '{key}'{hint} ({then})", match
     return "unknown-key", f"unknown key '{key}'{hint} ({then})", match
+
+
+def _option_text(prop: dict[str, Any], option: str) -> str | None:
+    """A `logicalTypeOptions` value as text, when written."""
+    options = prop.get("logicalTypeOptions")
+    value = options.get(option) if isinstance(options, dict) else None
+    return None if value is None else str(value)
 
 
 def _metadata(value: object) -> str | None:
@@ -379,6 +391,7 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
             else parent.exact_property,
             fields=(*parent.fields, _text(prop.get("physicalName")) or name)
             if not top_level and holds_constraints and name else (),
+            zone=_option_text(prop, ZONE_OPTION) if not top_level else None,
         )
         _read_quality(reader, prop, scope)
         if scope.fields:
@@ -398,20 +411,14 @@ def _read_properties(reader: _Reader, raw: object, parent: _Scope, *, top_level:
 
 def _nested_constraint_rules(reader: _Reader, prop: Mapping[str, Any], scope: _Scope) -> None:
     """What a field of a struct or JSON column declares becomes rules as a column's would,
-    keyed by its logical path; its presence and types are not looked up in the catalog,
-    which lists the column, not its fields (docs/formats.md)."""
+    keyed by its logical path: its presence and types too, answered from a struct's catalog
+    type or counted in JSON documents (docs/formats.md)."""
     declared = schema_property(reader.line, prop, scope.yaml_path, scope.index_path)
     if declared.primary_key:
         reader.findings.append(Finding(
             "nested-property-not-supported", "primaryKey on a nested field is not checked: "
             "a key is made of columns", scope.index_path, Level.WARNING,
             line=reader.line((*scope.yaml_path, "primaryKey"))))
-    typed = [key for key in ("logicalType", "physicalType") if prop.get(key) is not None]
-    if typed:
-        reader.findings.append(Finding(
-            "nested-type-not-checked", f"{' and '.join(typed)} of a nested field are not "
-            "checked: the catalog lists the column, not the fields inside it",
-            scope.index_path, Level.INFO, line=reader.line((*scope.yaml_path, typed[0]))))
     field_property = replace(declared, physical=scope.physical_property or "",
                              exact=scope.exact_property, primary_key=False,
                              names=scope.property_path, fields=scope.fields)
@@ -488,7 +495,8 @@ def _read_rule(reader: _Reader, entry: object, scope: _Scope, index: int, yaml_p
     site = Site(source_path, key, line)
     target = Target(scope.object_name, scope.physical_object, scope.property_path,
                     scope.physical_property, scope.logical_type, scope.nested,
-                    scope.exact_object, scope.exact_property, scope.fields)
+                    scope.exact_object, scope.exact_property, scope.fields,
+                    scope.zone if valid_zone(scope.zone) else None)
     if not isinstance(entry, dict):
         reader.findings.append(site.finding("invalid-rule", "a quality rule must be a mapping"))
         reader.rules.append(Rule(key, source_path, Category.QUALITY, target, Text(""), line=line))

@@ -23,6 +23,7 @@ from packata_sql.contracts.model import (
     SlaDescriptive,
     Target,
 )
+from packata_sql.contracts.zones import property_zone
 from packata_sql.spelling import closest
 
 #: The SLA properties a query observes, by every spelling read.
@@ -33,8 +34,6 @@ DESCRIPTIVE = frozenset({
     "endOfSupport", "endOfLife", "throughput", "errorRate", "timeToDetect", "timeToNotify",
     "timeToRepair", "support",
 })
-#: The property option naming the zone of a timestamp without one (ODCS logicalTypeOptions).
-ZONE_OPTION = "defaultTimezone"
 _TEMPORAL_TYPES = frozenset({"date", "timestamp"})
 
 Line = Callable[[tuple[str | int, ...]], int | None]
@@ -115,9 +114,9 @@ def _latency(entry: dict[str, Any], element: str, objects: Sequence[SchemaObject
     limit, limit_problem = _limit(entry)
     if limit_problem:
         findings.append(site.finding("invalid-sla-value", limit_problem))
-    zone = "UTC"
+    zone = None
     if prop is not None:
-        zone, zone_problem = declared_zone(prop)
+        zone, zone_problem = property_zone(prop)
         if zone_problem:
             findings.append(site.finding("unknown-time-zone", zone_problem))
         logical = (prop.logical_type or "").lower()
@@ -171,19 +170,3 @@ def _limit(entry: dict[str, Any]) -> tuple[Duration | None, str | None]:
     if limit.unit in ("mo", "y") and (amount * (12 if limit.unit == "y" else 1)).denominator != 1:
         return None, "a calendar latency (months, years) needs a whole number of months"
     return limit, None
-
-
-def declared_zone(prop: SchemaProperty) -> tuple[str, str | None]:
-    """The zone the property's values without one are read in, and why a declared one is
-    unusable (then UTC)."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    declared = dict(prop.options).get(ZONE_OPTION)
-    if declared is None:
-        return "UTC", None
-    try:
-        ZoneInfo(str(declared))
-    except (ZoneInfoNotFoundError, ValueError):
-        return "UTC", (f"logicalTypeOptions.{ZONE_OPTION} '{declared}' is not an IANA time "
-                       "zone (e.g. Europe/Paris, Etc/UTC)")
-    return str(declared), None

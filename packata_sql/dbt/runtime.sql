@@ -71,7 +71,10 @@
       {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="type-mismatch")) -%}
     {%- else -%}
       {%- set found = present.get(entry.columns[0] if compiled.exact_names else entry.columns[0] | lower) if entry.columns else none -%}
-      {%- do fused.append([rule, entry.variants.get(families | join(','), entry.variants.get('*')), found in compiled.get('instants', []), values]) -%}
+      {%- set holds_instants = found in compiled.get('instants', []) -%}
+      {#- A date or timestamp bound on a column of instants compares instants: its own variant. -#}
+      {%- set variant = entry.variants.get(families | join(',') ~ '@instants') if holds_instants else none -%}
+      {%- do fused.append([rule, variant or entry.variants.get(families | join(','), entry.variants.get('*')), holds_instants, values]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if fused -%}
@@ -86,7 +89,8 @@
         {%- set aged = packata_sql_latency(rule.latency, count, rows, pair[2], observed, modules.datetime, modules.pytz) -%}
         {%- do results.append(packata_sql_result(rule, state, aged.status, code=aged.get('code'), value=aged.get('value'), evidence={"rows": rows}, failed=aged.failed, fused=fused | length > 1)) -%}
       {%- elif count.kind == 'null' -%}
-        {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="null-result", fused=fused | length > 1)) -%}
+        {#- an Expressif value or row rule's count is NULL only for a text cell the language reads otherwise than as its text -#}
+        {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="expressif-in-band-value" if rule.get('population') else "null-result", fused=fused | length > 1)) -%}
       {%- elif count.kind != 'number' -%}
         {%- do results.append(packata_sql_result(rule, state, "inconclusive", code="not-a-number", fused=fused | length > 1)) -%}
       {%- elif rule.get('population') and rows == 0 -%}

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
@@ -14,6 +14,11 @@ import sqlglot.expressions as exp
 from packata_sql import engines as _engines
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
+
+#: The type a bound parameter is cast to, per kind of column (Dialect.temporal_parameter).
+_BOUND_TYPES = {"instant": "TIMESTAMPTZ", "timestamp": "TIMESTAMP", "date": "DATE"}
+#: The characters a line-oriented reader breaks a line at (Python's `str.splitlines`).
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 class Family(Enum):
@@ -83,6 +88,9 @@ class Dialect:
     type_aliases: dict[str, str] = {}  # noqa: RUF012 (read only)
     #: The catalog reports the declared type text itself and any name is accepted (SQLite).
     literal_type_names: bool = False
+    #: The database's text encoding as a Python codec, where it is not Unicode (a
+    #: PostgreSQL database in LATIN1, set by the session); None: any character.
+    text_encoding: str | None = None
 
     def instant(self, moment: datetime) -> object:
         """The driver value `{observation_time}` binds for an aware UTC instant: a typed
@@ -190,6 +198,58 @@ class Dialect:
         mapping does, whatever the column's collation or the database's locale."""
         return text
 
+    def holdable(self, characters: str) -> str:
+        """The characters of a set that a text cell can hold: all of them, unless the
+        session found a database whose encoding is not Unicode (`text_encoding`), where the
+        others are in no cell and writing one fails the statement. An encoding Python does
+        not know keeps ASCII only (every server encoding holds it)."""
+        if self.text_encoding is None:
+            return characters
+        kept = []
+        for char in characters:
+            try:
+                char.encode(self.text_encoding)
+            except UnicodeEncodeError:
+                continue
+            except LookupError:
+                if ord(char) >= 128:
+                    continue
+            kept.append(char)
+        return "".join(kept)
+
+    def character(self, code: int) -> exp.Expr:
+        """One character by its code point, for those generated SQL never writes raw."""
+        return exp.Anonymous(this="CHR", expressions=[exp.Literal.number(code)])
+
+    def text_literal(self, text: str) -> exp.Expr:
+        """`text` as SQL, the characters that break a line (`LINE_BREAKS`) written with
+        `character` and concatenated: a statement stays one line in a golden file, a log or
+        a file read with universal newlines, and means the same text."""
+        pieces: list[exp.Expr] = []
+        run = ""
+        for char in text:
+            if char not in LINE_BREAKS:
+                run += char
+                continue
+            if run:
+                pieces.append(exp.Literal.string(run))
+                run = ""
+            pieces.append(self.character(ord(char)))
+        if run or not pieces:
+            pieces.append(exp.Literal.string(run))
+        joined = pieces[0]
+        for piece in pieces[1:]:
+            joined = exp.DPipe(this=joined, expression=piece, safe=False)
+        return joined
+
+    def case_kept(self, upper: bool) -> dict[str, str]:
+        """The characters the engine's UPPER (or LOWER) maps otherwise than .NET's invariant
+        culture, with what .NET makes of them: rendered around the function, never through
+        it (catalog/expressif_functions.py). .NET keeps 'İ' (U+0130) in lower case and 'ı'
+        (U+0131) in upper case, as Windows' invariant table does; Unicode maps them to 'i'
+        and 'I', and so does every engine."""
+        return {"\u0131": "\u0131"} if upper else {"\u0130": "\u0130"}
+
     def decimal_rounding_problem(self) -> str | None:
         """Why the engine cannot round a decimal half to even as .NET does, if it cannot."""
         return None
@@ -250,6 +310,24 @@ class Dialect:
         """Whether the column's cells are instants (`timestamp with time zone`), not wall-clock
         readings that need a zone."""
         return False
+
+    def bound_instant(self, instant: datetime) -> object:
+        """The driver value a date or timestamp bound binds for a column of instants (an
+        aware instant): ISO text with its UTC offset, which `temporal_parameter` casts."""
+        return instant.astimezone(UTC).isoformat(sep=" ")
+
+    def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
+        """A bound parameter (driver-bound ISO text) as a value of the column's `kind`:
+        `instant` (a column of instants), `timestamp` (a zone-less one) or `date`."""
+        return exp.Cast(this=value, to=exp.DataType.build(_BOUND_TYPES[kind]))
+
+    def temporal_bound(self, column: exp.Expr, op: type[exp.Binary], kind: str,
+                       values: Mapping[str, exp.Expr]) -> exp.Expr:
+        """`column op bound` for a date or timestamp bound (docs/semantics.md 3.2): `values`
+        holds the bound's parameters by form (`instant`, `wall`, `date`, as
+        catalog/temporal.py computes them); `kind` says which the column compares with."""
+        form = {"instant": "instant", "timestamp": "wall", "date": "date"}[kind]
+        return op(this=column, expression=self.temporal_parameter(values[form], kind))
     #: How a nested property's column holds its fields when no catalog has said (`compile`);
     #: None: the engine has no structured columns packata-sql reads.
     nested_layout: Layout | None = None
@@ -274,6 +352,15 @@ class Dialect:
                       layout: Layout) -> exp.Expr:
         """Non-NULL exactly where the object at `fields` inside `column` (the column itself
         for no fields) exists: a JSON null, scalar or array is no object."""
+        raise NotImplementedError
+
+    #: The names `json_type` gives each JSON kind (`string`, `number`, `boolean`, `object`,
+    #: `array`, `null`), on engines that read JSON documents.
+    json_type_names: Mapping[str, tuple[str, ...]] = {}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        """The engine's name for the JSON type of the value at `fields` in the document
+        `column` (one of `json_type_names`); NULL where the path is absent."""
         raise NotImplementedError
 
     def boolean_valued(self, sql: str, column_type: str) -> bool:

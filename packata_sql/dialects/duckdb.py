@@ -65,10 +65,12 @@ class DuckDB(Dialect):
     lexical = POSTGRES_FAMILY
     deny = DENY
 
-    def case_mapping_problem(self, upper: bool) -> str | None:
-        if upper:
-            return "UPPER maps 'ß' to 'ẞ'; .NET's invariant mapping keeps 'ß'"
-        return None
+    def case_kept(self, upper: bool) -> dict[str, str]:
+        # UPPER maps 'ß' to 'ẞ' (U+1E9E); .NET's invariant mapping keeps 'ß'.
+        return {**super().case_kept(upper), **({"ß": "ß"} if upper else {})}
+
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        return self.binary_key(text)  # REPLACE and the case functions see the text itself
 
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL_RE2),
@@ -137,6 +139,15 @@ class DuckDB(Dialect):
             column, exp.Literal.string(json_path(fields))])
         return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
                                exp.Literal.number(1))
+
+    json_type_names = {  # noqa: RUF012 (read only)
+                       "string": ("VARCHAR",), "number": ("BIGINT", "UBIGINT", "DOUBLE"),
+                       "boolean": ("BOOLEAN",), "object": ("OBJECT",), "array": ("ARRAY",),
+                       "null": ("NULL",)}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        return exp.Anonymous(this="json_type", expressions=[
+            column, exp.Literal.string(json_path(fields))])
 
     def family(self, type_name: str) -> Family:
         name = type_name.upper()

@@ -69,6 +69,8 @@ class FieldType:
     #: The names next to the first missing segment, for a did-you-mean hint.
     siblings: tuple[str, ...] = ()
     missing: str = ""
+    #: The field's own type as the engine spells it (`TIMESTAMPTZ`), where found.
+    native: str | None = None
 
 
 def struct_field(native_type: str, fields: Sequence[str], dialect: Dialect) -> FieldType | None:
@@ -93,4 +95,4 @@ def struct_field(native_type: str, fields: Sequence[str], dialect: Dialect) -> F
             return FieldType(False, siblings=tuple(members), missing=name)
         kind = found
     family = next((f for types, f in _TYPE_FAMILIES if kind.this in types), Family.OTHER)
-    return FieldType(True, family)
+    return FieldType(True, family, native=kind.sql(dialect=dialect.sqlglot_name or None))

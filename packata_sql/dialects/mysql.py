@@ -16,6 +16,12 @@ from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
 
 _BINARY_COLLATION = exp.Var(this="utf8mb4_bin")
+#: The collation whose LOWER and UPPER are Unicode's simple case mapping (`case_mapped`).
+CASE_COLLATION = "utf8mb4_uca1400_as_cs"
+#: Not 0 when the server has it, asked once per run: MariaDB 10.10 and later list the UCA
+#: 14.0 collations once for every character set, without its prefix; MySQL has none.
+CASE_COLLATION_SQL = ("(SELECT COUNT(*) FROM information_schema.COLLATIONS"
+                      " WHERE COLLATION_NAME = 'uca1400_as_cs')")
 # pymysql field type codes
 _TEXT = {15, 253, 254, 249, 250, 251, 252}
 _NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
@@ -101,6 +107,29 @@ class MySQL(Dialect):
     parameter_marker = "%s"
     time_fraction_digits = 0  # DATETIME, TIMESTAMP and TIME without (n)
     percent_escapes = True
+    #: Whether the server has CASE_COLLATION; a session sets it from what the server says,
+    #: rendering without a server (`compile`) assumes it.
+    case_collation = True
+
+    def character(self, code: int) -> exp.Expr:
+        # CHAR(n) reads bytes: the character's UTF-8 bytes, as utf8mb4.
+        return exp.var(f"CONVERT(X'{chr(code).encode('utf-8').hex().upper()}' USING utf8mb4)")
+
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if self.case_collation:
+            return None
+        return (f"the server has no {CASE_COLLATION} collation (MariaDB 10.10 and later), and "
+                "LOWER and UPPER under the others map case by older Unicode tables (no 'ẞ', "
+                "nothing beyond U+FFFF)")
+
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        # LOWER and UPPER follow the collation: utf8mb4_general_ci (the default) and
+        # utf8mb4_unicode_ci map by Unicode 4 tables and leave characters beyond U+FFFF alone;
+        # the UCA 14.0 collations map as Unicode's simple mapping does (every code point
+        # measured equal to glibc's C.utf8). CONVERT first: a latin1 column has no such
+        # collation.
+        return exp.Collate(this=exp.Anonymous(this="CONVERT", expressions=[exp.var(
+            f"{self.render(text)} USING utf8mb4")]), expression=exp.var(CASE_COLLATION))
 
     def trim_set_problem(self) -> str | None:
         return ("TRIM removes one string, not a set of characters: tabs, new lines and "
@@ -159,14 +188,27 @@ class MySQL(Dialect):
         """FROM_UNIXTIME reads epoch seconds in the session's time_zone, as a TIMESTAMP column
         shows its cells: both are the same instant whatever time_zone is (MariaDB reads no
         offset in a literal)."""
+        return call("FROM_UNIXTIME", exp.Literal.number(str(self.bound_instant(instant))))
+
+    def holds_instants(self, native_type: str | None) -> bool:
+        return (native_type or "").strip().lower().startswith("timestamp")
+
+    def bound_instant(self, instant: datetime) -> object:
+        """Epoch seconds as exact text: FROM_UNIXTIME reads them as the instant, in the
+        session's time_zone as a TIMESTAMP column shows its cells (see `instant_literal`)."""
         from packata_sql.values import format_value
 
         since = instant - datetime(1970, 1, 1, tzinfo=UTC)
         micros = (since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds
-        return call("FROM_UNIXTIME", exp.Literal.number(format_value(Fraction(micros, 1_000_000))))
+        return format_value(Fraction(micros, 1_000_000))
 
-    def holds_instants(self, native_type: str | None) -> bool:
-        return (native_type or "").strip().lower().startswith("timestamp")
+    def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
+        if kind == "instant":
+            return call("FROM_UNIXTIME", exp.Cast(this=value,
+                                                  to=exp.DataType.build("DECIMAL(20, 6)")))
+        # DATETIME(6): a bound's microseconds are kept (a bare DATETIME drops them).
+        return exp.Cast(this=value, to=exp.DataType.build(
+            "DATETIME(6)" if kind == "timestamp" else "DATE", dialect="mysql"))
     nested_layout = Layout.JSON
 
     def field_layout(self, native_type: str | None) -> Layout | None:
@@ -202,6 +244,14 @@ class MySQL(Dialect):
         kind = _json_type(column, exp.Literal.string(json_path(fields)))
         return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("OBJECT")),
                                exp.Literal.number(1))
+
+    json_type_names = {"string": ("STRING",),  # noqa: RUF012 (read only)
+                       "number": ("INTEGER", "UNSIGNED INTEGER", "DOUBLE", "DECIMAL"),
+                       "boolean": ("BOOLEAN",), "object": ("OBJECT",), "array": ("ARRAY",),
+                       "null": ("NULL",)}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        return _json_type(column, exp.Literal.string(json_path(fields)))
 
     def family(self, type_name: str) -> Family:
         """From a result column (pymysql's `code:size`) or a catalog type (`int(11) unsigned`)."""

@@ -59,6 +59,16 @@ TYPE_NAMES = frozenset({
     "tsvector", "uuid", "varbit", "varchar", "xml",
 })
 
+#: glibc's collation with Unicode's simple case mapping (`Postgres.case_mapped`).
+CASE_COLLATION = "C.utf8"
+#: Whether the current database can use it: a database encoded in UTF8 where the collation
+#: exists for that encoding (pg_collation lists it only where `initdb` found the locale).
+CASE_COLLATION_SQL = (
+    "pg_catalog.getdatabaseencoding() = 'UTF8' AND EXISTS (SELECT 1 FROM"
+    " pg_catalog.pg_collation WHERE collname = '" + CASE_COLLATION + "'"
+    " AND collnamespace = 'pg_catalog'::pg_catalog.regnamespace"
+    " AND collencoding IN (-1, pg_catalog.pg_char_to_encoding('UTF8')))")
+
 #: Every character up to U+FFFF, in PostgreSQL's ARE syntax.
 _NOT_ASTRAL = r"[^\U00010000-\U0010FFFF]"
 
@@ -81,6 +91,11 @@ class Postgres(Dialect):
     always_parameters = True
     identifier_limit = 63  # NAMEDATALEN - 1, in bytes
     identifier_limit_in_bytes = True
+    #: Whether the database can name glibc's "C.utf8" collation (`case_mapped`): it exists
+    #: only where `initdb` found a C.UTF-8 locale, and only for a database encoded in UTF8.
+    #: A session sets it from what the server says (CASE_COLLATION_SQL); rendering without
+    #: a server (`compile`) assumes it.
+    case_collation = True
 
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         # sqlglot writes the global flag ('g') for PostgreSQL itself.
@@ -91,12 +106,21 @@ class Postgres(Dialect):
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         return exp.EQ(this=self.binary_key(column), expression=exp.Literal.string(text))
 
+    def case_mapping_problem(self, upper: bool) -> str | None:
+        if self.case_collation:
+            return None
+        return (f'the database has no "{CASE_COLLATION}" collation for its encoding (one that '
+                "is not UTF8, or a server initialised without a C.UTF-8 locale), and under "
+                "any other collation LOWER and UPPER map ASCII letters only or map in full "
+                "(ß to SS), not Unicode's simple mapping as .NET does")
+
     def case_mapped(self, text: exp.Expr) -> exp.Expr:
         # UPPER/LOWER follow the input's collation: the database's LC_CTYPE by default, and
         # under "C" or POSIX they map ASCII letters only ('É' stays 'É'); ICU collations map
         # in full ('ß' to 'SS'). glibc's "C.utf8" is Unicode's simple mapping, .NET's.
         as_text = exp.Cast(this=text, to=exp.DataType.build("TEXT"))
-        return exp.Collate(this=as_text, expression=exp.Identifier(this="C.utf8", quoted=True))
+        return exp.Collate(this=as_text, expression=exp.Identifier(this=CASE_COLLATION,
+                                                                   quoted=True))
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         # "C" compares bytes, whatever the column's (possibly nondeterministic) collation; the
@@ -164,6 +188,15 @@ class Postgres(Dialect):
         is_object = exp.EQ(this=exp.Anonymous(this=f"{prefix}_typeof", expressions=[value]),
                            expression=exp.Literal.string("object"))
         return exp.Case().when(is_object, exp.Literal.number(1))
+
+    json_type_names = {kind: (kind,) for kind in  # noqa: RUF012 (read only)
+                       ("string", "number", "boolean", "object", "array", "null")}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        prefix = "json" if layout is Layout.JSON_TEXT else "jsonb"
+        value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[
+            column, *(exp.Literal.string(name) for name in fields)])
+        return exp.Anonymous(this=f"{prefix}_typeof", expressions=[value])
 
     def family(self, type_name: str) -> Family:
         name = type_name.lower()

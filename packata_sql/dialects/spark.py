@@ -82,10 +82,25 @@ class Spark(Dialect):
             return column
         return exp.paren(exp.Collate(this=column, expression=exp.Var(this="UTF8_BINARY")))
 
+    def character(self, code: int) -> exp.Expr:
+        # chr(n) is chr(n % 256): the character's UTF-8 bytes, decoded.
+        return exp.Anonymous(this="decode", expressions=[exp.Anonymous(
+            this="unhex", expressions=[exp.Literal.string(chr(code).encode("utf-8").hex())]),
+            exp.Literal.string("UTF-8")])
+
     def case_mapping_problem(self, upper: bool) -> str | None:
         if upper:
-            return "UPPER maps 'ß' to 'SS' (Java's full case mapping); .NET's invariant mapping keeps 'ß'"
+            return ("UPPER maps 'ß' to 'SS' (Java's full case mapping: about a hundred "
+                    "characters become two or three); .NET's invariant mapping keeps 'ß'")
         return None
+
+    def case_kept(self, upper: bool) -> dict[str, str]:
+        # LOWER is Java's full mapping: 'Σ' at the end of a word becomes 'ς' and 'İ' becomes
+        # 'i̇' (two characters); .NET maps each character alone ('σ', and 'İ' kept).
+        return {**super().case_kept(upper), **({} if upper else {"Σ": "σ"})}
+
+    def case_mapped(self, text: exp.Expr) -> exp.Expr:
+        return self.binary_key(text)  # under UTF8_LCASE, REPLACE would ignore case
 
     def utf16_length(self, text: exp.Expr) -> exp.Expr | None:
         astral = exp.func("REGEXP_REPLACE", text.copy(), exp.Literal.string(_NOT_ASTRAL),
@@ -113,6 +128,11 @@ class Spark(Dialect):
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").strip().lower()
         return name.startswith("timestamp") and not name.startswith("timestamp_ntz")
+
+    def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
+        # TIMESTAMP is Spark's instant; a zone-less bound is a TIMESTAMP_NTZ.
+        to = {"instant": "TIMESTAMP", "timestamp": "TIMESTAMP_NTZ", "date": "DATE"}[kind]
+        return exp.Cast(this=value, to=exp.DataType.build(to, dialect="spark"))
     nested_layout = Layout.STRUCT
 
     def field_layout(self, native_type: str | None) -> Layout | None:

@@ -3,6 +3,7 @@ runs RE2 (linear time, the meaning DuckDB gives a pattern)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -49,6 +50,9 @@ class SQLite(Dialect):
         """SQLite has no timestamp type: the text its date functions write and compare
         (`datetime('now')` reads `YYYY-MM-DD HH:MM:SS`), in UTC."""
         return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
+
+    def character(self, code: int) -> exp.Expr:
+        return exp.Anonymous(this="CHAR", expressions=[exp.Literal.number(code)])
 
     def case_mapping_problem(self, upper: bool) -> str | None:
         return "LOWER and UPPER fold ASCII letters only ('É' stays 'É')"
@@ -105,6 +109,26 @@ class SQLite(Dialect):
         date functions convert to UTC), to the second; not-a-date text gives NULL."""
         seconds = exp.cast(call("strftime", exp.Literal.string("%s"), newest), "INTEGER")
         return exp.Mul(this=seconds, expression=exp.Literal.number(1000000))
+
+    def bound_instant(self, instant: datetime) -> object:
+        # The UTC reading with no suffix: the text SQLite's date functions convert cells to.
+        return instant.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ")
+
+    def temporal_bound(self, column: exp.Expr, op: type[exp.Binary], kind: str,
+                       values: Mapping[str, exp.Expr]) -> exp.Expr:
+        """Cells are text: one with a `Z` or `±HH:MM` suffix is an instant (SQLite's date
+        functions read it as UTC), compared with the bound's instant; one without is a wall
+        clock in the declared zone, compared with the bound's wall clock there. Both as
+        `YYYY-MM-DD HH:MM:SS.SSS` (milliseconds); text that is no date reads as NULL."""
+        def normal(value: exp.Expr) -> exp.Expr:
+            return call("strftime", exp.Literal.string("%Y-%m-%d %H:%M:%f"), value)
+
+        zoned = exp.or_(*(exp.Glob(this=column.copy(), expression=exp.Literal.string(shape))
+                          for shape in ("*[Zz]", "*[+-][0-9][0-9]:[0-9][0-9]")))
+        compared = exp.Case().when(
+            zoned, op(this=normal(column.copy()), expression=normal(values["instant"]))).else_(
+            op(this=normal(column.copy()), expression=normal(values["wall"])))
+        return exp.and_(_typeof_in(column, "text"), compared)
     nested_layout = Layout.JSON
 
     def field_layout(self, native_type: str | None) -> Layout | None:
@@ -129,6 +153,15 @@ class SQLite(Dialect):
         kind = exp.Anonymous(this="json_type", expressions=[column, path])
         return exp.Case().when(exp.EQ(this=kind, expression=exp.Literal.string("object")),
                                exp.Literal.number(1))
+
+    json_type_names = {  # noqa: RUF012 (read only)
+                       "string": ("text",), "number": ("integer", "real"),
+                       "boolean": ("true", "false"), "object": ("object",), "array": ("array",),
+                       "null": ("null",)}
+
+    def json_type(self, column: exp.Expr, fields: tuple[str, ...], layout: Layout) -> exp.Expr:
+        return exp.Anonymous(this="json_type", expressions=[
+            column, exp.Literal.string(json_path(fields, escapes=False))])
 
     def family(self, type_name: str) -> Family:
         return Family.DYNAMIC

@@ -32,6 +32,9 @@ class SQLServer(Dialect):
     )
     deny = DENY
 
+    def character(self, code: int) -> exp.Expr:
+        return exp.Anonymous(this="NCHAR", expressions=[exp.Literal.number(code)])
+
     def text_equals(self, column: exp.Expr, text: str) -> exp.Expr:
         same = exp.EQ(this=exp.Collate(this=column, expression=_BIN2.copy()),
                       expression=exp.National(this=text))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Protocol
 
 import sqlglot.expressions as exp
@@ -15,6 +16,7 @@ from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandl
 from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule
 from packata_sql.catalog.freshness import KIND as LATENCY
 from packata_sql.catalog.freshness import NEWEST
+from packata_sql.catalog.nested_types import NESTED_TYPE_HANDLERS
 from packata_sql.catalog.rows import ROW_HANDLERS, predicate_query
 from packata_sql.contracts.constraints import CATALOG_KINDS, INVALID
 from packata_sql.contracts.model import (
@@ -22,11 +24,13 @@ from packata_sql.contracts.model import (
     Constraint,
     Contract,
     Custom,
+    Expectation,
     Expressif,
     Finding,
     Latency,
     Level,
     Library,
+    Operator,
     Predicate,
     Rule,
     SchemaObject,
@@ -35,8 +39,8 @@ from packata_sql.contracts.model import (
     Sql,
     Text,
 )
-from packata_sql.contracts.odcs_sla import declared_zone
-from packata_sql.dialects import Dialect
+from packata_sql.contracts.zones import ReadingZone, default_zone, property_zone
+from packata_sql.dialects import Dialect, Layout
 from packata_sql.plans.expressif import (
     compile_expressif,
     declared_logical_type,
@@ -81,7 +85,9 @@ class Plan:
         """The object's context as this plan reads it: its nested field, if it has one."""
         if not self.fields:
             return context
-        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type)
+        zone = self.declared_zones[0] if self.declared_zones else None
+        return context.with_fields(self.columns[0], self.fields, self.rule.target.logical_type,
+                                   zone)
 
     def count(self, context: MeasureContext) -> exp.Expr:
         """The plan's integer aggregate; raises TypeMismatch when a column cannot be compared."""
@@ -136,6 +142,10 @@ class CatalogPlan:
     #: A row measurement the same rule makes once the catalog check holds (a policy `field`
     #: with `nullable: false` counts NULL rows): it joins the object's scan, one result.
     rows: Plan | None = None
+    #: Whether `rows` is among the compiled plans (`compile`, the dbt gate). A nested field's
+    #: count runs only where the run finds a JSON document: on an engine whose columns hold
+    #: structs by default (DuckDB, Spark) the catalog is expected to answer, so it is not.
+    rows_listed: bool = True
 
 
 AnyPlan = Plan | SqlPlan | CatalogPlan | ObservationPlan
@@ -157,7 +167,7 @@ class Compiled:
         for plan in self.ordered:
             if isinstance(plan, Plan):
                 found.append(plan)
-            elif isinstance(plan, CatalogPlan) and plan.rows is not None:
+            elif isinstance(plan, CatalogPlan) and plan.rows is not None and plan.rows_listed:
                 found.append(plan.rows)
         return tuple(found)
 
@@ -186,10 +196,15 @@ def compile_contract(
     select: Iterable[str] | None = None,
     parameters: Iterable[str] | None = None,
     categories: Iterable[Category] | None = None,
+    zone: ReadingZone | None = None,
 ) -> Compiled:
     """`prefix` holds the server's database/schema segments placed before each object name;
     `parameters` names the run's parameter values (None when compiling without a run);
-    `categories` keeps only rules of these categories (`--category`)."""
+    `categories` keeps only rules of these categories (`--category`); `zone` is the one
+    values without a zone are read in where their property declares none (the run's server's,
+    the contract's, UTC: contracts/zones.py; default: the contract's, else UTC)."""
+    if zone is None:
+        zone = default_zone(contract.zone, contract.servers, None)
     wanted = set(select) if select is not None else None
     kinds = set(categories) if categories is not None else None
     rules = [r for r in contract.rules if (wanted is None or r.key in wanted)
@@ -200,7 +215,8 @@ def compile_contract(
     known = None if parameters is None else frozenset(parameters)
     for rule in rules:
         site = Site(rule.source_path, rule.key, rule.line)
-        plan, problems = _compile_rule(rule, contract, dialect, tuple(prefix), site, known)
+        plan, problems = _compile_rule(rule, contract, dialect, tuple(prefix), site, known,
+                                       zone)
         findings.extend(problems)
         if plan is not None:
             plans.append(plan)
@@ -214,7 +230,7 @@ def compile_contract(
 
 def _compile_rule(
     rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...], site: Site,
-    parameters: frozenset[str] | None,
+    parameters: frozenset[str] | None, zone: ReadingZone,
 ) -> tuple[AnyPlan | None, list[Finding]]:
     definition = rule.definition
     if isinstance(definition, Text):
@@ -231,12 +247,12 @@ def _compile_rule(
         return _compile_predicate(rule, definition, dialect, (*prefix, rule.target.physical_object),
                                   site)
     if isinstance(definition, Constraint):
-        return _compile_constraint(rule, definition, contract, dialect, prefix, site)
+        return _compile_constraint(rule, definition, contract, dialect, prefix, site, zone)
     if isinstance(definition, SlaDescriptive):
         return None, [site.finding(SLA_DESCRIPTIVE, f"SLA '{definition.property}' is an "
                                    "operational promise no query observes: listed, not measured")]
     if isinstance(definition, Latency):
-        return _compile_latency(rule, contract, dialect, prefix, site)
+        return _compile_latency(rule, definition, contract, dialect, prefix, site, zone)
     handler = handler_for(definition.metric)
     if handler is None:
         if not definition.metric:
@@ -252,12 +268,17 @@ def _compile_rule(
     if not rule.target.physical_object:
         return None, [site.finding("unresolved-object", "the rule's object has no name")]
     return _row_plan(rule, handler, definition, contract, dialect,
-                     (*prefix, rule.target.physical_object), site)
+                     (*prefix, rule.target.physical_object), site, zone)
 
 
-def _compile_latency(rule: Rule, contract: Contract, dialect: Dialect, prefix: tuple[str, ...],
-                     site: Site) -> tuple[Plan | None, list[Finding]]:
-    """One MAX of the element's column, in its object's fused scan."""
+def _compile_latency(rule: Rule, latency: Latency, contract: Contract, dialect: Dialect,
+                     prefix: tuple[str, ...], site: Site,
+                     zone: ReadingZone) -> tuple[Plan | None, list[Finding]]:
+    """One MAX of the element's column, in its object's fused scan; the rule's zone is the
+    property's, else `zone` (and the rule says whose it is)."""
+    if latency.zone is None:
+        rule = replace(rule, definition=replace(latency, zone=zone.name,
+                                                declared_by=zone.said()))
     column = rule.target.physical_property
     if not rule.target.physical_object or column is None:
         return None, []  # the loader's finding (carrying this rule's key) skips it
@@ -266,14 +287,16 @@ def _compile_latency(rule: Rule, contract: Contract, dialect: Dialect, prefix: t
         return None, [site.finding("dialect-not-supported",
                                    f"SLA latency is not rendered for {dialect.name} yet")]
     return _row_plan(rule, NEWEST, Constraint(LATENCY, (column,)), contract, dialect,
-                     (*prefix, rule.target.physical_object), site)
+                     (*prefix, rule.target.physical_object), site, zone)
 
 
 def _row_plan(
     rule: Rule, handler: MetricHandler | ConstraintHandler, definition: Library | Constraint,
     contract: Contract, dialect: Dialect, segments: tuple[str, ...], site: Site,
+    zone: ReadingZone,
 ) -> tuple[Plan | None, list[Finding]]:
-    """A row-reading plan once its handler accepts the definition on this dialect."""
+    """A row-reading plan once its handler accepts the definition on this dialect; a
+    column's zone is its property's, else `zone`."""
     schema = contract.object(rule.target.object_name)
     checker: _Checks = handler
     problems = checker.validate(rule, definition, schema, site)
@@ -286,14 +309,16 @@ def _row_plan(
         return None, problems + too_long
     declared = tuple(declared_logical_type(rule, schema, column) for column in columns)
     physical = tuple(_declared_physical(schema, column) for column in columns)
-    zones = tuple(_declared_zone(schema, column) for column in columns)
+    zones = tuple((rule.target.zone if rule.target.fields else _declared_zone(schema, column))
+                  or zone.name for column in columns)
     fields = rule.target.fields
     if fields and columns != (rule.target.physical_property,):
         return None, [*problems, site.finding(
             "nested-property-not-supported",
             "a measurement across several columns is not made on a nested field yet")]
+    bindings = checker.bindings(rule, definition, dialect, zones[0] if zones else None)
     return Plan(rule, handler, definition, segments, columns, declared, physical,
-                declared_zones=zones, fields=fields), problems
+                bindings=bindings, declared_zones=zones, fields=fields), problems
 
 
 class _Checks(Protocol):
@@ -308,14 +333,19 @@ class _Checks(Protocol):
     def columns(self, rule: Rule, definition: Any,
                 schema: SchemaObject | None) -> tuple[str, ...]: ...
 
+    def bindings(self, rule: Rule, definition: Any, dialect: Dialect,
+                 zone: str | None) -> tuple[tuple[str, object], ...]: ...
+
 
 def _compile_constraint(
     rule: Rule, constraint: Constraint, contract: Contract, dialect: Dialect,
-    prefix: tuple[str, ...], site: Site,
+    prefix: tuple[str, ...], site: Site, zone: ReadingZone,
 ) -> tuple[Plan | CatalogPlan | None, list[Finding]]:
     segments = (*prefix, rule.target.physical_object)
     if constraint.kind == INVALID:
         return None, []  # the loader's finding (carrying this rule's key) skips it
+    if constraint.kind in CATALOG_KINDS and rule.target.fields:
+        return _compile_nested_type(rule, constraint, contract, dialect, segments, site, zone)
     if constraint.kind in CATALOG_KINDS:
         declared = constraint.argument("logicalType")
         if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
@@ -326,7 +356,7 @@ def _compile_constraint(
             )]
         if constraint.argument("nullable") is False:
             rows, problems = _row_plan(rule, ROW_HANDLERS["notNull"], Constraint(
-                "notNull", constraint.columns), contract, dialect, segments, site)
+                "notNull", constraint.columns), contract, dialect, segments, site, zone)
             return (CatalogPlan(rule, constraint, segments, rows) if rows else None), problems
         return CatalogPlan(rule, constraint, segments), []
     handler = CONSTRAINT_HANDLERS.get(constraint.kind) or ROW_HANDLERS.get(constraint.kind)
@@ -337,7 +367,30 @@ def _compile_constraint(
         return None, [site.finding(
             "constraint-not-checkable", f"'{constraint.kind}' is not checked by packata-sql"
         )]
-    return _row_plan(rule, handler, constraint, contract, dialect, segments, site)
+    return _row_plan(rule, handler, constraint, contract, dialect, segments, site, zone)
+
+
+def _compile_nested_type(
+    rule: Rule, constraint: Constraint, contract: Contract, dialect: Dialect,
+    segments: tuple[str, ...], site: Site, zone: ReadingZone,
+) -> tuple[CatalogPlan | None, list[Finding]]:
+    """A nested field's presence and types: answered from a struct's catalog type, or (the
+    row plan it carries) counted in JSON documents, as the column turns out to hold it."""
+    problems = nested_problems(rule, dialect, site)
+    if problems:
+        return None, problems
+    declared = constraint.argument("logicalType")
+    if constraint.kind == "logicalType" and logical_family(str(declared)) is None:
+        problems = [site.finding(
+            "constraint-not-checkable", f"logicalType '{declared}' is not one ODCS defines: "
+            "only the field's presence is checked", Level.WARNING)]
+    handler = NESTED_TYPE_HANDLERS.get(constraint.kind)
+    if handler is None:  # a physicalType is the catalog's alone: a JSON leaf has none
+        return CatalogPlan(rule, constraint, segments), problems
+    counted = replace(rule, expectations=(Expectation(Operator.EQ, Fraction(0)),))
+    rows, more = _row_plan(counted, handler, constraint, contract, dialect, segments, site, zone)
+    return CatalogPlan(rule, constraint, segments, rows,
+                       rows_listed=dialect.nested_layout is not Layout.STRUCT), problems + more
 
 
 def _compile_expressif(
@@ -398,7 +451,7 @@ def _declared_physical(schema: SchemaObject | None, column: str) -> str | None:
 
 def _declared_zone(schema: SchemaObject | None, column: str) -> str | None:
     found = next((p for p in schema.properties if p.physical == column), None) if schema else None
-    return declared_zone(found)[0] if found else None
+    return property_zone(found)[0] if found else None
 
 
 def _compile_sql(

@@ -75,7 +75,7 @@ def plan_document(contract: Contract, compiled: Compiled, dialect: Dialect, *,
             "parameters": list(observation.parameters),
         }
     for catalog_plan in compiled.catalog_plans:
-        if catalog_plan.rows is not None:
+        if catalog_plan.rows is not None and catalog_plan.rows_listed:
             continue  # its row measurement is listed above, with its SQL
         rules[catalog_plan.rule.key] = {
             "key": catalog_plan.rule.key,

@@ -14,7 +14,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.authored.expressif import ExpressifError, Program, parse, read_payload
-from packata_sql.authored.template import OBSERVATION_PARAMETER, finish
+from packata_sql.authored.template import OBSERVATION_PARAMETER, finish, parameter
 from packata_sql.catalog import MeasureContext
 from packata_sql.catalog.base import UNITS, logical_family
 from packata_sql.catalog.expressif_rules import ExpressifHandler, ExpressifRule, boolean_result
@@ -32,8 +32,6 @@ from packata_sql.dialects import Dialect, Family
 #: The variable Expressif reserves for the run's observation instant, bound as the run's
 #: `observation_time` parameter (docs/semantics.md 1.5).
 OBSERVATION_VARIABLE = "observationTime"
-#: A marker no SQL text holds, swapped for the driver's marker by `authored.template.finish`.
-_MARKER = "\x00packata-param:{}\x00"
 #: Accumulators whose value depends on a row order a table does not have.
 _ORDERED = frozenset({"first", "last"})
 
@@ -58,11 +56,14 @@ OBSERVED = "packata_observation"
 _MARKERS = re.compile("\x00packata-param:([A-Za-z0-9_]*)\x00")
 
 
-def bound_markers(sql: str, dialect: Dialect) -> tuple[str, tuple[str, ...]]:
+def bound_markers(sql: str, dialect: Dialect, *,
+                  listed: bool = False) -> tuple[str, tuple[str, ...]]:
     """Generated SQL with the driver's markers for the parameters an Expressif variable
-    reads, and their names in the order the driver takes them; SQL without one unchanged."""
+    reads, and their names in the order the driver takes them; SQL without one unchanged,
+    unless `listed`: the caller always hands the driver a list of values (the dbt gate), so a
+    `%`-style driver reads every `%` as a marker's start, and each is written `%%`."""
     names = tuple(_MARKERS.findall(sql))
-    if not names:
+    if not names and not listed:
         return sql, ()
     if dialect.named_parameters:
         names = tuple(dict.fromkeys(names))
@@ -84,7 +85,7 @@ def observation_statement(compiled: Compiled, dialect: Dialect) -> tuple[str, tu
 
 def marker(name: str) -> exp.Expr:
     """A parameter marker in a sqlglot tree: rendered as-is, replaced after rendering."""
-    return exp.Var(this=_MARKER.format(name))
+    return parameter(name)
 
 
 def finding_of(problem: ExpressifError, site: Site) -> Finding:

@@ -21,7 +21,7 @@ import sqlglot.expressions as exp
 from packata_sql import __version__
 from packata_sql.authored.scanner import scan
 from packata_sql.authored.side_effects import called
-from packata_sql.authored.template import OBSERVATION_PARAMETER
+from packata_sql.authored.template import OBSERVATION_PARAMETER, inline
 from packata_sql.catalog import MeasureContext, TypeMismatch
 from packata_sql.catalog.expressif_rules import ExpressifRule
 from packata_sql.contracts.constraints import CATALOG_KINDS
@@ -128,8 +128,8 @@ def rule_document(rule: Rule, compiled: Plan | None = None) -> dict[str, Any]:
         document.update(population=compiled.library.per_item, boolean=compiled.library.boolean)
         if not compiled.library.per_item:
             document["unit"] = None
-    if isinstance(rule.definition, Latency):
-        document["latency"] = _latency_document(rule.definition)
+    if isinstance(judged.definition, Latency):  # the plan's: its zone resolved
+        document["latency"] = _latency_document(judged.definition)
     return document
 
 
@@ -156,20 +156,47 @@ def _items(plan: Plan, dialect: Dialect, token: str,
         list(itertools.product(_FAMILIES, repeat=len(plan.columns)))
         if len(plan.columns) <= _MAX_FAMILY_COLUMNS else [(None,) * len(plan.columns)])
     items: dict[str, list[str]] = {}
+    instants = next((n for n in _TYPE_NAMES.get(dialect.name, ()) if dialect.holds_instants(n)),
+                    None)
+    inlined = _inlined_bounds(plan)
     for mix in mixes:
-        context = MeasureContext(dialect, table, dict(zip(plan.columns, mix, strict=True)))
-        try:
-            count = plan.count(context)
-        except TypeMismatch:
-            continue
+        families = dict(zip(plan.columns, mix, strict=True))
         key = "*" if None in mix else ",".join(f.value for f in mix if f is not None)
-        sql, names = bound_markers(dialect.render(exp.alias_(count, f"m{index}", quoted=True)),
-                                   dialect)
-        if binds is not None and names != binds[0]:
-            raise AssertionError("every variant of an item reads its variables in one order")
-        binds = (names,)
-        items[key] = pieces(sql, quoted)
+        # A date or timestamp column is compiled twice where it matters: the runtime takes
+        # the `@instants` variant for a column of instants (docs/dbt.md).
+        natives: list[tuple[str, dict[str, str]]] = [(key, {})]
+        if instants is not None and Family.TEMPORAL in mix:
+            natives.append((f"{key}@instants", {c: instants for c, f in families.items()
+                                                if f is Family.TEMPORAL}))
+        for variant, native_types in natives:
+            context = MeasureContext(dialect, table, families, native_types)
+            try:
+                count = plan.count(context)
+            except TypeMismatch:
+                continue
+            if inlined:
+                count = inline(count, inlined)
+            # The runtime hands the driver the scan's values, an empty list or not (psycopg2
+            # then reads every `%`): each item is escaped, whether it binds a variable or not.
+            sql, names = bound_markers(dialect.render(
+                exp.alias_(count, f"m{index}", quoted=True)), dialect, listed=True)
+            if binds is not None and names != binds[0]:
+                raise AssertionError("every variant of an item reads its variables in one order")
+            binds = (names,)
+            found = pieces(sql, quoted)
+            if variant == key or items.get(key) != found:
+                items[variant] = found
     return items, list(binds[0]) if binds else []
+
+
+def _inlined_bounds(plan: Plan) -> dict[str, str]:
+    """A constraint's own parameters (a date or timestamp bound's forms), written into the
+    gate's SQL as sqlglot-quoted literals: the contract's value, which no dbt run changes."""
+    if not isinstance(plan.library, Constraint):
+        return {}
+    values = dict(plan.bindings)
+    return {name: value for name, value in values.items() if isinstance(value, str)} \
+        if all(isinstance(v, str) for v in values.values()) else {}
 
 
 def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect,
@@ -183,7 +210,8 @@ def dialect_document(contract: Contract, rules: Sequence[Rule], dialect: Dialect
     frame = dialect.render(exp.select(exp.Star()).from_(dialect.table((token,))))
     entries: dict[str, Any] = {}
     for index, plan in enumerate(compiled.plans, start=1):
-        arguments = dict(plan.bindings)
+        arguments = {name: value for name, value in plan.bindings
+                     if name not in _inlined_bounds(plan)}
         if any(not isinstance(v, str | int | float | bool) for v in arguments.values()) or (
                 dialect.named_parameters and (plan.parameters or arguments
                                               or _reads_variables(plan))):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import sqlglot.expressions as exp
 
-from packata_sql.catalog import MeasureContext, TypeMismatch
+from packata_sql.catalog import EngineRefused, MeasureContext, TypeMismatch
 from packata_sql.contracts.model import Finding, Level
 from packata_sql.dialects import Dialect, Family
 from packata_sql.engines import ENGINES
@@ -45,12 +45,19 @@ class Scan:
     #: once where the dialect binds by name; the values are the run's, or `bindings`.
     parameters: tuple[str, ...] = ()
     bindings: tuple[tuple[str, object], ...] = ()
+    #: Rules left out because the engine's server cannot give them their meaning, with the
+    #: finding's code and message (PostgreSQL without the "C.utf8" collation).
+    refused: tuple[tuple[Plan, str, str], ...] = ()
 
     def findings(self) -> list[Finding]:
-        """The notes as the warnings `check` and `compile` report, each at its rule's line."""
-        return [Finding("member-not-representable", note, plan.rule.source_path, Level.WARNING,
-                        rule_key=plan.rule.key, line=plan.rule.line)
-                for plan, note in self.notes]
+        """The notes as the warnings `check` and `compile` report, each at its rule's line,
+        and the rules the engine refused, as the errors their compilation would have been."""
+        return [*(Finding("member-not-representable", note, plan.rule.source_path,
+                          Level.WARNING, rule_key=plan.rule.key, line=plan.rule.line)
+                  for plan, note in self.notes),
+                *(Finding(code, message, plan.rule.source_path, Level.ERROR,
+                          rule_key=plan.rule.key, line=plan.rule.line)
+                  for plan, code, message in self.refused)]
 
 
 def group_by_object(plans: Sequence[Plan]) -> list[tuple[tuple[str, ...], list[Plan]]]:
@@ -112,9 +119,13 @@ def build_scan(
     measured: list[Plan] = []
     mismatched: list[Plan] = []
     notes: list[tuple[Plan, str]] = []
+    refused: list[tuple[Plan, str, str]] = []
     for plan in plans:
         try:
             count = plan.count(context)
+        except EngineRefused as problem:
+            refused.append((plan, problem.code, problem.message))
+            continue
         except TypeMismatch:
             mismatched.append(plan)
             continue
@@ -127,7 +138,7 @@ def build_scan(
     sql, parameters = bound_markers(dialect.render(statement), dialect)
     bindings = tuple(dict(b for plan in measured for b in plan.bindings).items())
     return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes), statement,
-                parameters, bindings)
+                parameters, bindings, tuple(refused))
 
 
 def _rows_column() -> exp.Expr:

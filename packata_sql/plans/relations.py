@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 
 from packata_sql.contracts.model import Category, Contract, Finding, Relation, Rule
+from packata_sql.contracts.zones import ReadingZone
 from packata_sql.dialects import Dialect
 from packata_sql.plans.compiler import Compiled, compile_contract
 
@@ -17,9 +18,10 @@ def compile_on_relations(contract: Contract, dialect: Dialect,
                          relations: Mapping[str, Relation], *,
                          select: Iterable[str] | None = None,
                          parameters: Iterable[str] | None = None,
-                         categories: Iterable[Category] | None = None) -> Compiled:
+                         categories: Iterable[Category] | None = None,
+                         zone: ReadingZone | None = None) -> Compiled:
     """`compile_contract` per object with rules, each on its relation; an object without one
-    has its rules skipped (`no-relation`)."""
+    has its rules skipped (`no-relation`). `zone`: as `compile_contract` reads it."""
     wanted = set(select) if select is not None else None
     kinds = set(categories) if categories is not None else None
     rules = [r for r in contract.rules if (wanted is None or r.key in wanted)
@@ -45,7 +47,7 @@ def compile_on_relations(contract: Contract, dialect: Dialect,
         *prefix, table = relation.segments
         renamed = tuple(_on(r, table) for r in mine)
         parts.append(compile_contract(dataclasses.replace(contract, rules=renamed), dialect,
-                                      prefix=tuple(prefix), parameters=parameters))
+                                      prefix=tuple(prefix), parameters=parameters, zone=zone))
     unattached = tuple(r for r in rules if not r.target.object_name)
     if unattached:  # e.g. an SLA no query observes: listed as in any check
         parts.append(compile_contract(dataclasses.replace(contract, rules=unattached), dialect,

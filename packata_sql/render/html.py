@@ -8,7 +8,6 @@ from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import html as escape
 from packata_sql.render.words import (
     description,
-    diagnostic_text,
     duration,
     expectation_shown,
     headline,
@@ -19,6 +18,8 @@ from packata_sql.render.words import (
     object_of,
     ordered,
     per_object,
+    problem_lines,
+    row_diagnostic,
     status_word,
     value_text,
 )
@@ -108,7 +109,7 @@ def _object_tables(report: Report) -> str:
             f'<tr><td class="status" style="color:{_colour(r)}">{escape(status_word(r))}</td>'
             f"<td>{_rule_cell(r)}</td>"
             f'<td class="value">{_value(r)}</td>'
-            f"<td>{escape(diagnostic_text(r))}</td></tr>" for r in results)
+            f"<td>{escape(row_diagnostic(r))}</td></tr>" for r in results)
         parts.append(f"<h2>{escape(name)}</h2><table><tr><th>status</th><th>rule</th>"
                      f"<th>value</th><th>why</th></tr>{rows}</table>")
     return "".join(parts)
@@ -124,6 +125,8 @@ def render_html(report: Report) -> str:
         facts.append(f"started {report.started_at}")
     why_not = nothing_executed(report)
     note = f"<p>incomplete: {escape(why_not)}</p>" if why_not else ""
+    note += "".join(f'<p class="problem">error: {escape(line)}</p>'
+                    for line in problem_lines(report))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>packata-sql · {escape(report.contract)}</title><style>{_STYLE}</style></head>"

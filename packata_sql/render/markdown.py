@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from packata_sql.render.neutral import markdown, markdown_code
 from packata_sql.render.words import (
     description,
-    diagnostic_text,
     duration,
     expectation_shown,
     headline,
@@ -20,6 +19,8 @@ from packata_sql.render.words import (
     nothing_executed,
     ordered,
     per_object,
+    problem_lines,
+    row_diagnostic,
     status_word,
     value_text,
 )
@@ -84,7 +85,7 @@ def _row(result: RuleResult) -> str:
     expected = expectation_shown(result)
     if expected:
         value += ("<br>" if value else "") + "expected " + markdown(expected)
-    cells = (markdown(status_word(result)), rule, value, markdown(diagnostic_text(result)))
+    cells = (markdown(status_word(result)), rule, value, markdown(row_diagnostic(result)))
     return "| " + " | ".join(cells) + " |"
 
 
@@ -101,6 +102,9 @@ def _header(report: Report) -> list[str]:
     why_not = nothing_executed(report)
     if why_not:
         lines += [f"> incomplete: {markdown(why_not)}", ""]
+    lines += [f"> error: {markdown(line)}" for line in problem_lines(report)]
+    if report.grouped_errors:
+        lines.append("")
     return lines
 
 

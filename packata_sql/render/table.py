@@ -24,9 +24,10 @@ from packata_sql.render.words import (
     label,
     nothing_executed,
     ordered,
+    problem_lines,
+    row_reason,
     status_word,
     value_text,
-    why_text,
 )
 from packata_sql.report import Report, RuleResult, Status
 
@@ -102,7 +103,7 @@ def _rule_cell(result: RuleResult) -> Group:
     if said:
         parts.append(Text(terminal(said), style="italic"))
     if result.status is not Status.FAILED and result.diagnostic is not None:
-        parts.append(Text(terminal(why_text(result)), style=_STYLES[result.status]))
+        parts.append(Text(terminal(row_reason(result)), style=_STYLES[result.status]))
     hint = inspect_hint(result)
     if hint:
         parts.append(_Hint(hint, "dim"))
@@ -139,6 +140,8 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
     table.add_column("measured", overflow="fold", justify="right", min_width=14)
     for result in ordered(report.results):
         table.add_row(_status(result), _rule_cell(result), _measured_cell(result))
+    for line in problem_lines(report):  # above the rows that say `not measured: see above`
+        console.print(Text.assemble(("error", _STYLES[Status.ERROR]), terminal(f" {line}")))
     console.print(table)
     # Rule errors already show as skipped rows; list warnings and contract-level problems.
     notes = [f for f in report.findings if f.level.value == "warning" or f.rule_key is None]

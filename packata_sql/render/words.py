@@ -8,7 +8,7 @@ import shlex
 
 from packata_sql.contracts.durations import age_text
 from packata_sql.contracts.model import Severity
-from packata_sql.report import SLA_DESCRIPTIVE, Outcome, Report, RuleResult, Status
+from packata_sql.report import SLA_DESCRIPTIVE, Outcome, Report, RuleResult, Status, grouped
 from packata_sql.values import format_value
 
 #: The key a rule without an `id` gets: its place (`schema[orders].quality[2]`).
@@ -146,6 +146,34 @@ def why_text(result: RuleResult) -> str:
     if result.diagnostic is not None:
         return f"{result.diagnostic.code}: {result.diagnostic.message}"
     return ""
+
+
+#: A grouped rule's reason in a table row: the grouped line above the rows says it once.
+NOT_MEASURED = "not measured: see above"
+
+
+def row_reason(result: RuleResult) -> str:
+    """What a table row says of why the rule did not run cleanly."""
+    return NOT_MEASURED if grouped(result) else why_text(result)
+
+
+def row_diagnostic(result: RuleResult) -> str:
+    """A report row's diagnostic cell (the value cell shows the expectation): a grouped rule
+    points at the grouped line above the rows."""
+    return NOT_MEASURED if grouped(result) else diagnostic_text(result)
+
+
+def problem_lines(report: Report) -> list[str]:
+    """One line per thing that went wrong for several rules alike (the connection, the login,
+    a missing schema or object): `15 rules not measured: cannot connect to …: …`."""
+    lines = []
+    for problem in report.grouped_errors:
+        count = len(problem.keys)
+        what = f"cannot connect to {report.target}" if report.connection_problem \
+            else problem.code
+        lines.append(f"{count} rule{'s' if count != 1 else ''} not measured: {what}: "
+                     f"{problem.message}")
+    return lines
 
 
 def duration(report: Report) -> str:

@@ -39,7 +39,7 @@ def judge_latency(plan: Plan, raw: object, rows: object, observed_at: datetime,
     assert isinstance(latency, Latency) and latency.limit is not None
     instants = dialect.holds_instants(native_type)
     expectation = f"no older than {latency.limit.text()}" + (
-        "" if instants else f" (values without a zone read in {latency.zone})")
+        "" if instants else f" (values without a zone read in {latency.zone}{latency.declared_by})")
     try:
         population = measured_value(rows)
         newest = None if raw is None else measured_value(raw)

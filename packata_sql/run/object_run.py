@@ -10,16 +10,17 @@ from fractions import Fraction
 from typing import Any
 
 from packata_sql.authored.template import OBSERVATION_PARAMETER
-from packata_sql.catalog.expressif_rules import ExpressifRule
-from packata_sql.contracts.model import Latency
+from packata_sql.catalog.expressif_rules import IN_BAND, ExpressifRule
+from packata_sql.catalog.nested_types import NestedType
+from packata_sql.contracts.model import Constraint, Latency
 from packata_sql.dialects import Family, Layout
 from packata_sql.dialects.fields import struct_field
 from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import ObjectWork, Scan, build_scan, plan_scans
-from packata_sql.report import RuleResult, Status, result_of
+from packata_sql.report import Diagnostic, RuleResult, Status, result_of
 from packata_sql.run.catalog_checks import catalog_result
 from packata_sql.run.freshness import judge_latency
-from packata_sql.run.names import find_column, resolved_note
+from packata_sql.run.names import find_column, object_hint, resolved_note
 from packata_sql.run.run_state import RunState, diagnostic, judged, limit_code, probe
 from packata_sql.run.samples import Sampling, resolve
 from packata_sql.sessions.base import Interrupted, ProviderError, Session
@@ -28,36 +29,38 @@ from packata_sql.values import NotExact, measured_value, not_exact_code
 
 
 def run_object(state: RunState, session: Session, unit: ObjectWork) -> None:
-    if unit.catalog:
-        _run_catalog(state, session, unit)
     # A catalog check that holds hands its rule on to the row measurement it carries.
-    carried = [p.rows for p in unit.catalog if p.rows is not None
-               and state.results[p.rule.key].status is Status.PASSED]
+    carried = _run_catalog(state, session, unit) if unit.catalog else []
     for plan in carried:
         del state.results[plan.rule.key]
     if unit.plans or carried:
         _run_scan(state, session, unit.segments, [*unit.plans, *carried])
 
 
-def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> None:
+def _run_catalog(state: RunState, session: Session, unit: ObjectWork) -> list[Plan]:
+    """The catalog checks' results, and the row measurements they hand their rules on to."""
     if state.remaining() <= 0:
         state.settle(unit.catalog, Status.INCONCLUSIVE, "budget-exhausted")
-        return
+        return []
     exact = any(plan.rule.target.exact_object for plan in unit.catalog)
     try:
         _, facts = probe(state, session, unit.segments, exact, unit.catalog[0].rule,
                           session.column_facts)
     except ProviderError as error:
-        hint = _object_hint(session, unit.segments) if error.category == "missing-object" \
+        hint = object_hint(session, unit.segments) if error.category == "missing-object" \
             else None
         state.engine_error(error, unit.catalog, None)
         state.settle(unit.catalog, Status.ERROR, error.category, error.code, hint)
-        return
+        return []
     except Interrupted as stopped:
         state.settle(unit.catalog, Status.INCONCLUSIVE, limit_code(state), detail=stopped.detail)
-        return
+        return []
+    carried = []
     for plan in unit.catalog:
-        state.results[plan.rule.key] = catalog_result(plan, facts, session.dialect)
+        state.results[plan.rule.key], carries = catalog_result(plan, facts, session.dialect)
+        if carries and plan.rows is not None:
+            carried.append(plan.rows)
+    return carried
 
 
 def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
@@ -70,7 +73,7 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
         segments, columns = probe(state, session, segments, exact, plans[0].rule,
                                    session.columns)
     except ProviderError as error:
-        hint = _object_hint(session, segments) if error.category == "missing-object" else None
+        hint = object_hint(session, segments) if error.category == "missing-object" else None
         state.engine_error(error, plans, None)
         state.settle(plans, Status.ERROR, error.category, error.code, hint)
         return
@@ -100,6 +103,10 @@ def _run_scan(state: RunState, session: Session, segments: tuple[str, ...],
                      "type-mismatch")
         state.settle([p for p in scan.mismatched if _latency(p)], Status.ERROR,
                      "latency-not-temporal")
+        for plan, code, message in scan.refused:  # skipped, as its compilation would have been
+            state.results.setdefault(plan.rule.key, result_of(
+                plan.rule, Status.SKIPPED, unit=plan.rule.unit,
+                diagnostic=Diagnostic(code, message)))
         _measure(state, session, scan, families, natives, sampling)
 
 
@@ -230,15 +237,6 @@ def _present_fields(state: RunState, session: Session, plans: list[Plan],
     return present
 
 
-def _object_hint(session: Session, segments: tuple[str, ...]) -> str:
-    try:
-        visible = session.objects(segments[-2] if len(segments) > 1 else None)
-    except (ProviderError, Interrupted):
-        visible = []
-    return closest_hint("object", ".".join(segments), visible) if not visible else \
-        closest_hint("object", segments[-1], visible)
-
-
 def _plan_columns(state: RunState, session: Session, columns: dict[str, Family],
                   plan: Plan) -> list[str | None]:
     """Each column of the plan as the object names it (None when it has none)."""
@@ -262,7 +260,11 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
     common: dict[str, Any] = {"unit": rule.unit, "elapsed_ms": elapsed_ms, "fused": fused,
                               "sql": sql}
     if raw is None:
-        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic("null-result"), **common)
+        # A value or row rule's count is NULL only when a text cell is one the language
+        # reads otherwise than as its text (catalog/expressif_rules.py).
+        code = IN_BAND if isinstance(plan.library, ExpressifRule) and plan.library.per_item \
+            else "null-result"
+        return result_of(rule, Status.INCONCLUSIVE, diagnostic=diagnostic(code), **common)
     try:
         count = measured_value(raw)
         population = measured_value(rows)
@@ -281,7 +283,12 @@ def _evaluate(plan: Plan, raw: object, rows: object, elapsed_ms: int, *, fused: 
             return result_of(rule, Status.INCONCLUSIVE, evidence=evidence,
                            diagnostic=diagnostic("zero-rows"), **common)
         value = 100 * count / population
-    return judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
+    result = judged(rule, value, hint=plan.handler.threshold_hint, evidence=evidence, **common)
+    if result.status is Status.PASSED and isinstance(plan.handler, NestedType) \
+            and isinstance(plan.library, Constraint) and plan.handler.inexact(plan.library):
+        return dataclasses.replace(result, status=Status.INCONCLUSIVE,
+                                   diagnostic=diagnostic("json-temporal-not-exact"))
+    return result
 
 
 def _expressif_verdict(plan: Plan, definition: ExpressifRule, value: Fraction | bool,

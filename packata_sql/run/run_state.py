@@ -31,6 +31,13 @@ _DIAGNOSTICS = {
     "value-out-of-range": "the measurement has more than 38 significant digits or an exponent "
                           "beyond ±324; no measurement needs them, so it is not reported",
     "null-result": "the measurement is NULL",
+    "expressif-in-band-value": ("a text cell the rule reads is one Expressif reads otherwise "
+                                "than as its text (trimmed, it starts with '(' and ends with "
+                                "')': the keywords (null), (empty) and (blank), or a value the "
+                                "text functions leave unread), so no count has the language's "
+                                "meaning"),
+    "json-temporal-not-exact": "every present value is a JSON string, as a date or timestamp "
+                               "in a JSON document is; its text is not checked as one",
     "empty-population": "the object has no rows, so the program was applied to no item",
     "no-observation": "no value was supplied for this observation rule (the API's "
                       "'observations', keyed by the rule's key)",
@@ -52,12 +59,15 @@ _SQL_HINT = "'mustBe: 0' or 'mustBeLessThan: 10'"
 @dataclass(frozen=True)
 class Progress:
     """One step of a run: `started` (total = executable rules), `scan`/`sql` begin and
-    `done` (rules = how many the step settled)."""
+    `done` (rules = how many the step settled); `progress` while a step's statement runs,
+    with `percent` (0–100) as the engine reports it (DuckDB's query progress, Spark's tasks
+    done; engines that report none send no `progress`: show the step's elapsed time)."""
 
     step: str
     label: str = ""
     rules: int = 0
     total: int = 0
+    percent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -85,8 +95,11 @@ class RunOptions:
     observations: dict[str, object] = field(default_factory=dict)
 
 
-def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None) -> Diagnostic:
-    message = _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
+def diagnostic(code: str, provider_code: str | None = None, detail: str | None = None, *,
+               message: str | None = None) -> Diagnostic:
+    """`message`: the safe words of an error that says more than its code's (a login's
+    variable); otherwise the code's own."""
+    message = message or _DIAGNOSTICS.get(code, ProviderError.MESSAGES.get(code, code))
     return Diagnostic(code, f"{message}; {detail}" if detail else message, provider_code)
 
 
@@ -107,6 +120,8 @@ class RunState:
     notes: list[Finding] = field(default_factory=list)
     #: `--samples`: each object's primary key and classified properties, by object name.
     keys: dict[str, ObjectKeys] = field(default_factory=dict)
+    #: The scan or SQL rule running now (its label and rule count), for `engine_progress`.
+    step: tuple[str, int] = ("", 0)
 
     def remaining(self) -> float:
         if self.options.budget_s is None:
@@ -118,8 +133,16 @@ class RunState:
         return self.options.budget_s is not None and self.remaining() < self.options.timeout_s
 
     def notify(self, step: str, label: str = "", rules: int = 0, total: int = 0) -> None:
+        if step in ("scan", "sql"):
+            self.step = (label, rules)
         if self.options.progress is not None:
             self.options.progress(Progress(step, label, rules, total))
+
+    def engine_progress(self, percent: float) -> None:
+        """The running statement's progress as the engine reports it, for the current step."""
+        if self.options.progress is not None:
+            label, rules = self.step
+            self.options.progress(Progress("progress", label, rules, percent=percent))
 
     def engine_error(self, error: Exception, plans: Sequence[AnyPlan], sql: str | None) -> None:
         """Hands the engine's own message (the exception the session translated) to
@@ -133,14 +156,14 @@ class RunState:
 
     def settle(self, plans: Sequence[AnyPlan], status: Status, code: str,
                provider_code: str | None = None, detail: str | None = None,
-               sql: str | None = None) -> None:
+               sql: str | None = None, message: str | None = None) -> None:
         """`sql`: the statement whose error ended the rules; `--show-sql` reports it as it
         does a measured rule's."""
         shown = sql if self.options.show_sql else None
         for plan in plans:
             self.results.setdefault(plan.rule.key, result_of(
                 plan.rule, status, unit=plan.rule.unit,
-                diagnostic=diagnostic(code, provider_code, detail), sql=shown,
+                diagnostic=diagnostic(code, provider_code, detail, message=message), sql=shown,
             ))
 
 

@@ -21,7 +21,7 @@ from packata_sql.plans.compiler import (
 )
 from packata_sql.plans.planner import work_units
 from packata_sql.report import Diagnostic, Report, Status, result_of
-from packata_sql.run.names import find_column
+from packata_sql.run.names import find_column, query_object_hint
 from packata_sql.run.object_run import run_object
 from packata_sql.run.observations import run_observation
 from packata_sql.run.run_state import (
@@ -77,9 +77,13 @@ def run(
                 read_only = decision.level
             except ProviderError as error:
                 connection_problem = str(error)
-                state.engine_error(error, [], None)
-                state.settle(everything, Status.ERROR, error.category, error.code)
+                # Each rule's engine message for `-v`; reports group the rules in one line.
+                state.engine_error(error, everything, None)
+                state.settle(everything, Status.ERROR, error.category, error.code,
+                             message=connection_problem)
             if session is not None:
+                if options.progress is not None:
+                    session.watch(state.engine_progress)
                 state.notify("started", total=compiled.executable)
                 for unit in work_units(compiled.ordered):
                     if isinstance(unit, SqlPlan):
@@ -148,7 +152,13 @@ def _run_sql(state: RunState, session: Session, plan: SqlPlan) -> None:
             _run_sql(state, session, again)
             return
         state.engine_error(error, [plan], plan.sql)
-        state.settle([plan], Status.ERROR, error.category, error.code, error.detail, sql=plan.sql)
+        detail = error.detail
+        if error.category == "missing-object":  # named as a library rule's missing object is
+            target = plan.rule.target
+            declared = (*state.prefix, target.physical_object) if target.physical_object \
+                else None
+            detail = query_object_hint(session, plan.sql, declared) or detail
+        state.settle([plan], Status.ERROR, error.category, error.code, detail, sql=plan.sql)
         return
     elapsed = int((state.clock() - started) * 1000)
     rule = plan.rule

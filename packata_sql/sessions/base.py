@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from packata_sql import engines
 from packata_sql.dialects import Dialect, Family
 from packata_sql.dialects.facts import ColumnFact
-from packata_sql.sessions.endpoint import Endpoint
+from packata_sql.sessions.endpoint import Endpoint, login_hint
 from packata_sql.sessions.readonly import (
     CREDENTIALS,
     ENFORCED,
@@ -27,12 +27,15 @@ from packata_sql.sessions.readonly import (
     NotReadOnly,
     decide,
 )
+from packata_sql.spelling import closest_hint
 
 __all__ = ["CREDENTIALS", "ENFORCED", "TRUSTED", "Decision", "LoginFacts"]
 
 Rows = list[tuple[Any, ...]]
 T = TypeVar("T")
 STOP_GRACE_S = 10.0
+#: The schemas a login can see (DuckDB, PostgreSQL, MySQL/MariaDB: its databases).
+SCHEMAS_SQL = "SELECT DISTINCT schema_name FROM information_schema.schemata ORDER BY 1"
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,8 @@ class ProviderError(Exception):
 
     MESSAGES: ClassVar[dict[str, str]] = {
         "connection-failed": "could not open a read-only connection to the database",
-        "authentication-failed": "the server refused the login (wrong user or password); check "
-                                 "the user and password in the URL or the PACKATA_<SERVER>_* "
-                                 "variables",
+        "authentication-failed": "the server refused the login (wrong user, password or "
+                                 "token)",
         "connection-refused": "the server refused the connection; is the database running and "
                               "listening on that host and port?",
         "host-not-found": "the host name could not be resolved; check the host in the URL or "
@@ -143,13 +145,21 @@ class Session(Protocol):
 
     def cancel(self) -> None: ...
 
+    def watch(self, watcher: Callable[[float], None] | None) -> None: ...
+
     def close(self) -> None: ...
 
 
 def open_session(endpoint: Endpoint, *, trust_environment: bool) -> Session:
     """Raises ProviderError when no read-only session can be had. The session reports its
-    facts; `readonly.decide` alone turns them into the level and the authored-SQL verdict."""
-    session = _engine_session(endpoint)
+    facts; `readonly.decide` alone turns them into the level and the authored-SQL verdict.
+    A refused login names what to check: the variable that gave this endpoint's password."""
+    try:
+        session = _engine_session(endpoint)
+    except ProviderError as error:
+        if type(error) is ProviderError and error.category == "authentication-failed":
+            error.args = (f"{error}; {login_hint(endpoint)}",)
+        raise
     try:
         session.decision = decide(session.facts, trust_environment=trust_environment)
     except NotReadOnly:
@@ -187,6 +197,8 @@ class TimedSession:
     limit_s = 300.0
     #: Column facts already read, per object (see column_facts).
     _facts_read: dict[tuple[str, ...], tuple[ColumnFact, ...]] | None = None
+    #: Told the running statement's progress (0–100) while the main thread waits for it.
+    _watcher: Callable[[float], None] | None = None
 
     # Engine-specific, called on the worker thread.
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -207,6 +219,13 @@ class TimedSession:
     def _classify(self, error: Exception) -> ProviderError:
         raise NotImplementedError
 
+    def _progress(self) -> float | None:
+        """The running statement's progress (0–100) as the engine reports it, asked on the
+        main thread while the statement runs; None where the engine reports none (PostgreSQL:
+        its pg_stat_progress_* views cover VACUUM, ANALYZE, CREATE INDEX, CLUSTER, COPY and
+        base backups, never a SELECT; MySQL/MariaDB and SQLite have none for a query)."""
+        return None
+
     # Engine-specific, called on the main thread after an interruption was ignored.
     def _terminate(self) -> None:
         """Ends the statement's connection from outside; engines that cannot, do nothing."""
@@ -217,6 +236,11 @@ class TimedSession:
 
     def cancel(self) -> None:
         self._interrupt()
+
+    def watch(self, watcher: Callable[[float], None] | None) -> None:
+        """Tells `watcher` each new progress value the engine reports while a statement runs
+        (nothing on engines without one); None stops."""
+        self._watcher = watcher
 
     def close(self) -> None:
         raise NotImplementedError
@@ -274,6 +298,22 @@ class TimedSession:
     def _objects(self, schema: str | None) -> list[str]:
         raise NotImplementedError
 
+    def _schemas(self) -> list[str]:
+        """The schemas the login can see, for a hint when the declared one is missing;
+        engine-specific, run while the session opens."""
+        raise NotImplementedError
+
+    def _missing_schema(self, declared: str, code: str | None = None) -> ProviderError:
+        """`missing-schema` naming the declared schema and the closest one the login can see
+        (names only: the report and stderr show this once for every rule)."""
+        try:
+            schemas = self._schemas()
+        except Exception:  # the hint is a courtesy: the missing schema is the error
+            schemas = []
+        error = ProviderError("missing-schema", code)
+        error.args = (f"{error}; {closest_hint('schema', declared, schemas)}",)
+        return error
+
     def _stop(self, finished: threading.Event) -> None:
         """Cancel; if the statement ignores that, end its connection from a control
         connection, so the next statement runs on a fresh one and no backend outlives us."""
@@ -284,6 +324,19 @@ class TimedSession:
         self._terminate()
         if not finished.wait(STOP_GRACE_S):
             self._stuck = True
+
+    def _report_progress(self, shown: float | None) -> float | None:
+        """Tells the watcher the engine's progress when it moved; what it was told last."""
+        if self._watcher is None:
+            return shown
+        try:
+            value = self._progress()
+        except Exception:  # a progress read must never end the statement it watches
+            return shown
+        if value is None or value == shown or not 0 <= value <= 100:
+            return shown
+        self._watcher(value)
+        return value
 
     def _timed(self, action: Callable[[], T], limit_s: float) -> T:
         if self._stuck:
@@ -303,11 +356,13 @@ class TimedSession:
         worker = threading.Thread(target=work, name="packata-sql-statement", daemon=True)
         deadline = time.monotonic() + max(limit_s, 0.0)
         worker.start()
+        shown: float | None = None
         try:
             while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):
                 if time.monotonic() >= deadline:
                     self._stop(finished)
                     raise Interrupted(None if self._cancel_confirmed else UNCONFIRMED)
+                shown = self._report_progress(shown)
         except KeyboardInterrupt:
             self._stop(finished)
             raise

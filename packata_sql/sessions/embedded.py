@@ -17,7 +17,14 @@ import sqlglot.expressions as exp
 from packata_sql.dialects import Family, get_dialect
 from packata_sql.dialects.facts import ColumnFact
 from packata_sql.dialects.regex import MAX_PATTERN_LENGTH
-from packata_sql.sessions.base import LoginFacts, ProviderError, Refused, Result, TimedSession
+from packata_sql.sessions.base import (
+    SCHEMAS_SQL,
+    LoginFacts,
+    ProviderError,
+    Refused,
+    Result,
+    TimedSession,
+)
 from packata_sql.sessions.endpoint import Endpoint
 
 #: What DuckDB's Python client raises (a plain RuntimeError) when Ctrl-C arrives while one of
@@ -27,6 +34,8 @@ _CLIENT_INTERRUPTED = "Query interrupted"
 #: configuration lock is the instance's: one session at a time opens, so each sees the lock
 #: either unset (and sets it) or set with the settings it verifies. A lock, not state.
 _OPENING = threading.Lock()
+#: The progress bar computes the query's progress for `query_progress`, and prints nothing.
+_PROGRESS = {"enable_progress_bar": True, "enable_progress_bar_print": False}
 
 
 class DuckDBSession(TimedSession):
@@ -69,9 +78,11 @@ class DuckDBSession(TimedSession):
             # connection's too, so they are verified instead of set.
             self._verify_locked(config)
         else:
-            # The progress bar would write into the report on stdout; it is set before the
-            # configuration is locked.
-            self._conn.execute("SET enable_progress_bar = false")
+            # Query progress for the live display (`query_progress`), never printed: DuckDB's
+            # own bar would write into the report on stdout. Set before the configuration is
+            # locked.
+            for name, value in _PROGRESS.items():
+                self._conn.execute(f"SET {name} = {str(value).lower()}")
         self.schema = self._set_schema(endpoint.declared_schema)
         if not shared:
             self._conn.execute("SET lock_configuration = true")
@@ -81,8 +92,11 @@ class DuckDBSession(TimedSession):
         return row[0] if row else None
 
     def _verify_locked(self, config: Mapping[str, object]) -> None:
-        expected = {**config, "enable_progress_bar": False}
-        if any(self._setting(name) != value for name, value in expected.items()):
+        # The progress settings are the connection's own (DuckDB scope LOCAL): this one has
+        # the defaults, which may be a bar off (no progress, a spinner) but never one printed.
+        printed = self._setting("enable_progress_bar") is not False \
+            and self._setting("enable_progress_bar_print") is not False
+        if printed or any(self._setting(name) != value for name, value in config.items()):
             raise ProviderError("connection-failed", "the database is open in this process "
                                 "with other settings")
 
@@ -94,12 +108,18 @@ class DuckDBSession(TimedSession):
             try:
                 self._conn.execute(f"SET schema = {value}")
             except self._duckdb.CatalogException:
-                raise ProviderError("missing-schema") from None
+                raise self._missing_schema(declared) from None
         row = self._conn.execute("SELECT current_schema()").fetchone()
         return str(row[0]) if row else "main"
 
     def _interrupt(self) -> None:
         self._conn.interrupt()
+
+    def _progress(self) -> float | None:
+        """DuckDB's progress of the running query (documented as callable from another
+        thread while it runs); -1 when it has none to tell."""
+        value = float(self._conn.query_progress())
+        return value if value >= 0 else None
 
     def _classify(self, error: Exception) -> ProviderError:
         name = type(error).__name__
@@ -120,6 +140,9 @@ class DuckDBSession(TimedSession):
     def _objects(self, schema: str | None) -> list[str]:
         return [str(row[0]) for row in
                 self._conn.execute(self.dialect.objects_sql(), [schema]).fetchall()]
+
+    def _schemas(self) -> list[str]:
+        return [str(row[0]) for row in self._conn.execute(SCHEMAS_SQL).fetchall()]
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
         description = self._conn.execute(self.dialect.probe_sql(segments)).description or []

@@ -242,6 +242,42 @@ def credential_variables(server: str) -> tuple[str, str]:
     return f"PACKATA_{stem}_USERNAME", f"PACKATA_{stem}_PASSWORD"
 
 
+def url_secret_warning(endpoint: Endpoint) -> str:
+    """What to say of a password (on Spark Connect, a token) typed into a `--url`: the
+    variable, and the driver's own file where the engine has one."""
+    spec = engines.spec(endpoint.engine)
+    secret = spec.secret_word
+    ambient = spec.ambient_password.rpartition(" ")[2]
+    return (f"the database URL holds a {secret}, which shell history and the process list "
+            f"keep; set {PASSWORD_VARIABLE}" + (f", or use {ambient}" if ambient else "")
+            + f" (the {secret} is not shown)")
+
+
+def login_hint(endpoint: Endpoint) -> str:
+    """What to check when the server refused the login, naming the variable that gave (or
+    would give) this endpoint's password or token: `PACKATA_MARIA_PASSWORD` for a server
+    named `maria`, PACKATA_PASSWORD or the URL for `--url`, the token on Spark Connect."""
+    spec = engines.spec(endpoint.engine)
+    token = spec.secret_word == "token"
+    secret = f"the {spec.title} Connect token" if token else "the password"
+    user_variable, password_variable = credential_variables(endpoint.server) \
+        if endpoint.server else ("", PASSWORD_VARIABLE)
+    user = f"{user_variable} and " if endpoint.server and not token else \
+        "the user in the URL and " if not token else ""
+    if endpoint.password_source == "url":
+        where = ";token=… in the URL" if token else "the password in the URL"
+        return f"check {'the user and ' if not token else ''}{where}"
+    if endpoint.password_source is not None:
+        return f"check {user}{secret} in {endpoint.password_source}"
+    if endpoint.server:
+        return f"no {secret.removeprefix('the ')} was given: set {password_variable}"
+    ambient = spec.ambient_password
+    if token:
+        return f"no token was given: add ;token=… to the URL or set {PASSWORD_VARIABLE}"
+    return (f"check the user in the URL and the password: set {PASSWORD_VARIABLE}"
+            + (f" (or {ambient})" if ambient else ""))
+
+
 def _reachable() -> str:
     return ", ".join(spec.name for spec in engines.connectable())
 

@@ -15,10 +15,12 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from packata_sql.dialects import Family, get_dialect
+from packata_sql.dialects import Family
 from packata_sql.dialects.facts import ColumnFact
+from packata_sql.dialects.mysql import CASE_COLLATION_SQL, MySQL
 from packata_sql.sessions import calls, mysql_routes
 from packata_sql.sessions.base import (
+    SCHEMAS_SQL,
     LoginFacts,
     ProviderError,
     Refused,
@@ -81,7 +83,7 @@ class MySQLSession(TimedSession):
 
         self._pymysql = pymysql
         self._endpoint = endpoint
-        self.dialect = get_dialect("mysql")
+        self.dialect: MySQL = MySQL()
         self._conn: Any = None
         self._control: Any = None
         self._connect()
@@ -107,14 +109,21 @@ class MySQLSession(TimedSession):
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute("SET SESSION TRANSACTION READ ONLY")
-                cursor.execute("SELECT @@SESSION.sql_mode")
+                # The same round trip asks whether LOWER and UPPER can map case as .NET does.
+                cursor.execute(f"SELECT @@SESSION.sql_mode, {CASE_COLLATION_SQL}")
                 rows = cursor.fetchall()
                 configured = str(rows[0][0]) if rows and rows[0][0] is not None else ""
+                self.dialect.case_collation = bool(rows and rows[0][1])
                 cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
         except self._pymysql.Error as error:
             raise self._classify(error) from error
         self.schema = self._use_schema()
         mysql_relax_timeouts(self._conn)
+
+    def _schemas(self) -> list[str]:
+        with self._conn.cursor() as cursor:
+            cursor.execute(SCHEMAS_SQL)
+            return [str(row[0]) for row in cursor.fetchall()]
 
     def _use_schema(self) -> str | None:
         """The schema is the database on MySQL/MariaDB: a declared one becomes the connection's
@@ -128,10 +137,12 @@ class MySQLSession(TimedSession):
                 rows = cursor.fetchall()
         except self._pymysql.Error as error:
             code = error.args[0] if error.args and isinstance(error.args[0], int) else None
-            raise ProviderError("missing-schema", str(code) if code else None) from None
+            if declared is None:
+                raise ProviderError("missing-schema", str(code) if code else None) from None
+            raise self._missing_schema(declared, str(code) if code else None) from None
         current = rows[0][0] if rows else None
         if current is None and declared is not None:
-            raise ProviderError("missing-schema")
+            raise self._missing_schema(declared)
         return None if current is None else str(current)
 
     def _connection_error(self, error: Exception) -> ProviderError:

@@ -11,14 +11,17 @@ its cancel has its backend terminated from a control connection.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from packata_sql.dialects import Family, get_dialect
+from packata_sql.dialects import Family
 from packata_sql.dialects.facts import ColumnFact
+from packata_sql.dialects.postgres import CASE_COLLATION_SQL, Postgres
 from packata_sql.sessions import calls, postgres_routes
 from packata_sql.sessions.base import (
+    SCHEMAS_SQL,
     LoginFacts,
     ProviderError,
     Refused,
@@ -98,7 +101,7 @@ class PostgresSession(TimedSession):
 
         self._psycopg = psycopg
         self._endpoint = endpoint
-        self.dialect = get_dialect("postgres")
+        self.dialect: Postgres = Postgres()
         self._conn: Any = None
         self._connect()
         self.schema = self._resolve_schema()
@@ -206,16 +209,33 @@ class PostgresSession(TimedSession):
         try:
             with self._conn.cursor() as cursor:
                 self._set_search_path(cursor)
-                cursor.execute("SELECT current_schema()")
+                # The same round trip asks whether LOWER and UPPER can map case as .NET does.
+                cursor.execute(f"SELECT current_schema(), {CASE_COLLATION_SQL}")
                 row = cursor.fetchone()
         except self._psycopg.Error as error:
             raise self._classify(error) from error
         finally:
             self._end()
         current = row[0] if row else None
+        self.dialect.case_collation = bool(row[1]) if row else False
+        # A database not in UTF8 holds fewer characters: generated SQL writes no other.
+        encoding = str(self._conn.info.encoding)
+        try:
+            unicode = codecs.lookup(encoding).name == "utf-8"
+        except LookupError:
+            unicode = False
+        self.dialect.text_encoding = None if unicode else encoding
         if current is None and self._endpoint.declared_schema is not None:
-            raise ProviderError("missing-schema")
+            raise self._missing_schema(self._endpoint.declared_schema)
         return None if current is None else str(current)
+
+    def _schemas(self) -> list[str]:
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute(SCHEMAS_SQL)
+                return [str(row[0]) for row in cursor.fetchall()]
+        finally:
+            self._end()
 
     def _end(self) -> None:
         """Ends the statement's transaction; a broken connection is replaced before the next."""

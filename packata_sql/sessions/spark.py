@@ -123,6 +123,8 @@ class SparkConnectSession(TimedSession):
         self._endpoint = endpoint
         self._spark: Any = None
         self._tag = f"packata-sql-{uuid.uuid4().hex}"
+        #: The running statement's stage progress (0–100), None until Spark reports it.
+        self._stages_done: float | None = None
         self._dialect = Spark()  # typed: the session tells it whether the server has collations
         self.dialect = self._dialect
         # No read-only mode and no grants to verify on open-source Spark: authored SQL needs
@@ -143,6 +145,8 @@ class SparkConnectSession(TimedSession):
         self._spark = self._builder.remote(connection_string(self._endpoint)).create()
         # The default policy retries an unreachable server for 10 minutes; a few seconds here.
         self._spark.client.set_retry_policies([self._policy(max_retries=2, max_backoff=2000)])
+        if hasattr(self._spark, "registerProgressHandler"):  # pyspark 4.0+: stage progress
+            self._spark.registerProgressHandler(self._stage_progress)
         with warnings.catch_warnings():  # escapedStringLiterals is deprecated, still honoured
             warnings.simplefilter("ignore")
             for key, value in SETTINGS.items():
@@ -161,7 +165,7 @@ class SparkConnectSession(TimedSession):
             if schema:
                 self._spark.catalog.setCurrentDatabase(schema[-1])
         except self._errors as error:
-            raise ProviderError("missing-schema", _condition(error)) from None
+            raise self._missing_schema(schema[-1], _condition(error)) from None
         return str(self._spark.catalog.currentDatabase())
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -182,7 +186,21 @@ class SparkConnectSession(TimedSession):
             raise Refused(problem)
         return self._execute(wrap(sql), dict(parameters) or None)
 
+    def _stage_progress(self, stages: Any, inflight_tasks: int, operation_id: str | None,
+                        done: bool) -> None:
+        """Spark Connect's progress handler (on the worker thread): the tasks done of the
+        running operation's stages, as a percentage, for `_progress`."""
+        total = sum(stage.num_tasks for stage in stages or ())
+        if done:  # the operation ended: nothing stale for the next statement
+            self._stages_done = None
+        elif total > 0:
+            self._stages_done = 100 * sum(stage.num_completed_tasks for stage in stages) / total
+
+    def _progress(self) -> float | None:
+        return self._stages_done
+
     def _execute(self, statement: str, args: dict[str, object] | None) -> Result:
+        self._stages_done = None
         self._spark.addTag(self._tag)
         try:
             frame = self._spark.sql(statement, args=args)
@@ -205,6 +223,9 @@ class SparkConnectSession(TimedSession):
     def _objects(self, schema: str | None) -> list[str]:
         tables = self._spark.catalog.listTables(schema) if schema else self._spark.catalog.listTables()
         return sorted(str(t.name) for t in tables)
+
+    def _schemas(self) -> list[str]:
+        return sorted(str(database.name) for database in self._spark.catalog.listDatabases())
 
     def _interrupt(self) -> None:
         """Cancel the statement by its operation tag; the server answers with the operations

@@ -165,6 +165,28 @@ def test_an_engine_without_the_exact_meaning_refuses_the_operation() -> None:
            subject=column("label"), fields={}, variable=no_variable)
 
 
+@pytest.mark.parametrize(("engine", "collation"), [("postgres", '"C.utf8"'),
+                                                   ("mysql", "utf8mb4_uca1400_as_cs")])
+def test_a_server_without_the_case_collation_refuses_lower_and_upper(
+        engine: str, collation: str) -> None:
+    """The session says whether the server has the collation the rendering names
+    (integration/test_expressif_server_facts.py); without it the case functions are a finding
+    and nothing else is."""
+    dialect: Any = get_dialect(engine)
+    assert collation in dialect.render(render(program("lower", kind="expression"), dialect,
+                                              subject=column("label"), fields={},
+                                              variable=no_variable))
+    dialect.case_collation = False
+    for text in ("lower", "upper"):
+        with pytest.raises(UnsupportedOnEngine) as caught:
+            render(program(text, kind="expression"), dialect, subject=column("label"),
+                   fields={}, variable=no_variable)
+        assert collation.strip('"') in caught.value.message
+    render(program("trim", kind="expression") if engine == "postgres" else
+           program("length", kind="expression"), dialect, subject=column("label"), fields={},
+           variable=no_variable)
+
+
 @pytest.mark.parametrize(("text", "scope", "code"), [
     ("[missing] |? positive", "row", "expressif-scope"),
     ("positive", "row", "expressif-scope"),

@@ -235,7 +235,10 @@ def test_several_outputs_from_one_run(shop, tmp_path):
     markdown = files["markdown"].read_text()
     assert re.search(r"\*\*FAIL · \d+ passed, 2 failed\*\*", markdown)
     assert "| failed | people.name · duplicateValues" in markdown
-    assert "```sql\nSELECT \"name\", COUNT(*) AS \"occurrences\"" in markdown
+    assert "inspect: packata-sql check … --samples 5 --select " \
+        "'schema[people].properties[name].quality[0]'" in markdown  # a hint, not the query
+    assert "SELECT" not in markdown
+    assert any("SELECT" in rule.get("inspect_sql", "") for rule in document["rules"])
     assert "<svg" in files["html"].read_text()
 
 
@@ -446,14 +449,21 @@ def test_live_progress_on_a_terminal_stays_off_stdout(shop):
     assert _untimed(out) == _untimed(none.stdout)
 
 
-def test_verbose_shows_the_drivers_connection_message_once(shop):
+def test_verbose_shows_the_drivers_connection_message_for_each_rule(shop):
+    """Issue 24.3: the report groups the rules a connection failure left unmeasured in one
+    line; `-v` still gives each rule the driver's own message."""
     contract, _ = shop
     secret = "pw_SENTINEL_14"
     done = packata("check", str(contract), "--url", "postgresql://u@127.0.0.1:1/db", "-v",
                    "--format", "json", env={"PACKATA_PASSWORD": secret})
     assert done.returncode == 2
-    assert done.stderr.count("packata-sql: connection: engine said:") == 1
+    keys = [rule["key"] for rule in json.loads(done.stdout)["rules"]
+            if rule["status"] == "error"]
+    assert len(keys) > 1
+    for key in keys:
+        assert done.stderr.count(f"packata-sql: {key}: engine said:") == 1
     assert "Connection refused" in done.stderr  # libpq's words, not packata-sql's hint
+    assert done.stderr.count("cannot connect to") == 1
     assert secret not in done.stderr + done.stdout
 
 

@@ -112,6 +112,19 @@ def test_a_url_password_is_warned_about_without_being_shown(contract):
     assert SENTINEL not in quiet.stdout + quiet.stderr
 
 
+@pytest.mark.parametrize(("url", "says", "not_said"), [
+    (URL, "set PACKATA_PASSWORD, or use ~/.pgpass (the password", "~/.my.cnf"),
+    (f"mysql://u:{SENTINEL}@127.0.0.1:1/db", "set PACKATA_PASSWORD, or use ~/.my.cnf", "pgpass"),
+    (f"sc://127.0.0.1:1/;token={SENTINEL}", "holds a token, which shell history and the process "
+     "list keep; set PACKATA_PASSWORD (the token is not shown)", "pgpass"),
+])
+def test_the_url_secret_warning_names_what_applies_to_the_engine(contract, url, says, not_said):
+    """Issue 24.3: a hint names the variable or file that applies, not every engine's."""
+    done = packata("check", contract, "--url", url, "--format", "json", "--timeout", "5")
+    assert says in done.stderr and not_said not in done.stderr
+    assert SENTINEL not in done.stdout + done.stderr
+
+
 def test_paths_that_merely_contain_at_signs_or_drives_are_not_urls(tmp_path):
     folder = tmp_path / "team@v2"
     folder.mkdir()

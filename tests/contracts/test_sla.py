@@ -95,7 +95,8 @@ def test_latency_and_freshness_become_sla_rules(tmp_path):
     assert (first.key, first.source_path, first.target.physical_object,
             first.target.physical_property) == ("slaProperties[0]", "slaProperties[0]",
                                                 "t_orders", "upd")
-    assert first.definition == Latency(Duration(Fraction(4), "d"), "UTC")
+    # No zone on the property: the compiler reads the server's, the contract's or UTC.
+    assert first.definition == Latency(Duration(Fraction(4), "d"), None)
     assert second.key == "fresh" and second.definition.limit == Duration(Fraction(3, 2), "h")
     assert first.line == 16 and codes(contract) == []
 

@@ -164,3 +164,25 @@ def test_row_reading_constraints_fuse_in_the_hook_and_catalog_checks_stay_out(tm
         (keys[0], "library", "required"), (keys[1], "library", "maxLength")]
     variants = document["dialects"]["postgres"]["rules"][keys[1]]["variants"]
     assert "CHAR_LENGTH" in variants["text"][0]
+
+
+def test_a_temporal_bound_is_a_typed_literal_with_an_instants_variant(tmp_path: Path) -> None:
+    """The bound is the contract's value: written as a sqlglot-quoted typed literal (no driver
+    parameter, so named-parameter dialects run it too), with the instant form for a column of
+    instants (the runtime takes `temporal@instants` there)."""
+    path = tmp_path / "b.yaml"
+    path.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: b\nversion: 1.0.0\nstatus: active\n"
+        "schema:\n  - name: t\n    properties:\n      - name: at\n        logicalType: timestamp\n"
+        "        logicalTypeOptions: {minimum: '2024-01-01T02:00:00+02:00', "
+        "defaultTimezone: Europe/Zurich}\n", encoding="utf-8")
+    document = plan_document(load_odcs(str(path)), path.read_bytes(), "t", "t",
+                             ["duckdb", "postgres", "spark"])
+    key = "schema[t].properties[at].logicalTypeOptions.minimum"
+    for dialect in ("duckdb", "postgres"):
+        entry = document["dialects"][dialect]["rules"][key]
+        assert "binds" not in entry
+        assert "CAST('2024-01-01 01:00:00' AS TIMESTAMP)" in "".join(entry["variants"]["temporal"])
+        assert "CAST('2024-01-01 00:00:00+00:00' AS TIMESTAMPTZ)" in \
+            "".join(entry["variants"]["temporal@instants"])
+    assert "variants" in document["dialects"]["spark"]["rules"][key]  # not skipped

@@ -4,8 +4,10 @@ value exactly.
 
 A case is *outside typed SQL*, and says why, when its input is not a value of the type the
 operation reads (the language converts `"10"` to a number on the fly; packata-sql never casts
-silently), when it uses the language's `(blank)` keyword or an array, or when upstream wrote it
-without the parameters the operation needs. A case the engine cannot meet is the renderer's
+silently), when it uses an array, or when upstream wrote it without the parameters the
+operation needs. The language's `(blank)` is a cell of white space only (`BLANK_CELL`), and an
+expected `(blank)` any such text: .NET reads white space only as that one value, whatever its
+characters. A case the engine cannot meet is the renderer's
 `UnsupportedOnEngine`, listed per engine in `expectations.yaml`.
 """
 
@@ -31,7 +33,7 @@ from packata_sql.catalog.expressif import (
     supported,
 )
 from packata_sql.catalog.expressif_functions import ACCUMULATORS, FUNCTIONS
-from packata_sql.catalog.expressif_operations import Operation
+from packata_sql.catalog.expressif_operations import WHITESPACE, Operation
 from packata_sql.catalog.expressif_predicates import PREDICATES
 from packata_sql.dialects import Dialect, Family, get_dialect
 
@@ -41,6 +43,21 @@ OWN_CASES = ROOT / "cases.yaml"
 EXPECTATIONS = ROOT / "expectations.yaml"
 ENGINES = ("duckdb", "sqlite", "postgres", "mysql", "spark")
 _KEYWORD_NULL, _KEYWORD_EMPTY, _KEYWORD_BLANK = "(null)", "(empty)", "(blank)"
+#: The cell a case's `(blank)` stands for: white space only, of three kinds .NET counts.
+BLANK_CELL = " \t\u00a0"
+
+
+class Blank:
+    """An expected `(blank)`: any text of .NET white space only, not empty."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other != "" and other.strip(WHITESPACE) == ""
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "(blank)"
 _BARE = re.compile(r"[^\s\"`@,()\[\]{}|!$#.][^\s\"`@,()\[\]{}|]*")
 
 
@@ -151,6 +168,8 @@ def _literal(value: Any) -> str | None:
     """A parameter as program text, or None when the program cannot write it."""
     if value is None or value == _KEYWORD_NULL:
         return _KEYWORD_NULL
+    if value == _KEYWORD_BLANK:
+        return None  # the program has no keyword for it
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | Decimal):
@@ -233,11 +252,9 @@ def prepare(case: Case) -> Prepared | Outside:
         return Outside(case, "operation not supported")
     if case.kind == "accumulator":
         return _prepare_accumulator(case, found)
-    if case.value == _KEYWORD_BLANK or case.expected == _KEYWORD_BLANK:
-        return Outside(case, "the (blank) keyword is no cell value")
     if "value" in {kind.rstrip("?*") for kind in found.parameters}:
         return _prepare_expressions(case, found)
-    value = _sentinel(case.value)
+    value = BLANK_CELL if case.value == _KEYWORD_BLANK else _sentinel(case.value)
     family = value_family(value)
     if found.reads == "text" and family == "number":
         value, family = _as_text(value), "text"  # upstream's unquoted digits (`1234`)
@@ -267,7 +284,7 @@ def prepare(case: Case) -> Prepared | Outside:
     except ExpressifError as error:
         return Outside(case, f"{error.code}: {error.message}")
     result_family = found.reads if found.returns == "same" else found.returns
-    expected = _sentinel(case.expected)
+    expected: Any = Blank() if case.expected == _KEYWORD_BLANK else _sentinel(case.expected)
     if result_family == "text" and isinstance(expected, int | Decimal):
         expected = _as_text(expected)  # YAML read the expected text `12345678` as a number
     if case.id in ERRATA:
@@ -406,7 +423,7 @@ def _compare(dialect: Dialect, group: list[tuple[Prepared, exp.Expr]], row: tupl
     for (prepared, column), cell in zip(group, row, strict=True):
         got = normalised(cell, prepared.family)
         want = normalised(prepared.expected, prepared.family)
-        if got != want:
+        if want != got:  # an expected Blank compares itself
             mismatches.append(f"{prepared.case.id}: expected {want!r}, got {got!r} "
                               f"from {dialect.render(column)}")
     return len(group)

@@ -262,15 +262,17 @@ def test_escapes_as_odcs_sql_rules_through_check(engine, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files_before)
 
 
-def test_duckdb_session_has_no_progress_bar_and_a_locked_configuration(tmp_path):
+def test_duckdb_session_prints_no_progress_bar_and_locks_its_configuration(tmp_path):
+    """The progress bar computes `query_progress` for the live display (issue 24.6) and
+    prints nothing: DuckDB's own bar would write into the report on stdout."""
     session = open_session(Endpoint("duckdb", str(_database("duckdb", tmp_path))),
                            trust_environment=False)
     try:
-        assert session.fetch_cell("SELECT current_setting('enable_progress_bar')", [], 10).rows == [
-            (False,)
-        ]
+        assert session.fetch_cell("SELECT current_setting('enable_progress_bar'), "
+                                  "current_setting('enable_progress_bar_print')", [], 10
+                                  ).rows == [(True, False)]
         with pytest.raises(ProviderError):
-            session.fetch_cell("SET enable_progress_bar = true", [], 10)
+            session.fetch_cell("SET enable_progress_bar_print = true", [], 10)
     finally:
         session.close()
 
