@@ -424,3 +424,20 @@ def held_members(members: tuple[object, ...], logical_type: str | None) -> tuple
         member_family(m) in _HOLDS[declared]
         and not (declared is Family.TEMPORAL and isinstance(m, str)
                  and not_temporal(m, logical_type))))
+
+
+def too_deep(tree: exp.Expr, limit: int, nodes: int | None = None) -> bool:
+    """Nested deeper than `limit` levels, which SQL generation recurses through (`a::INT::INT…`,
+    `REPLACE(REPLACE(…))`), or, given `nodes`, holding more nodes than that; AND/OR chains do
+    not count as depth: sqlglot generates them without recursion."""
+    pending = [(tree, 1)]
+    seen = 0
+    while pending:
+        node, depth = pending.pop()
+        seen += 1
+        if depth > limit or (nodes is not None and seen > nodes):
+            return True
+        chained = isinstance(node, exp.Connector)
+        pending.extend((child, depth if chained and isinstance(child, exp.Connector) else depth + 1)
+                       for child in node.iter_expressions())
+    return False

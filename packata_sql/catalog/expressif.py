@@ -31,6 +31,7 @@ from packata_sql.authored.expressif import (
     Variable,
 )
 from packata_sql.authored.expressif.names import Resolved, resolve
+from packata_sql.catalog.base import too_deep
 from packata_sql.catalog.expressif_functions import ACCUMULATORS, FUNCTIONS
 from packata_sql.catalog.expressif_operations import (
     Operation,
@@ -77,9 +78,33 @@ def result_family(program: Program, dialect: Dialect, *, subject: exp.Expr | Non
     """What the program computes: text, number, boolean, temporal, or any (not known before
     the engine runs it); rendering findings as `render` and `render_accumulator` raise them."""
     context = _context(dialect, subject, fields, variable, subject_family, field_families)
-    if program.accumulator is not None:
-        return _render_accumulator(program, context).family
-    return _render(program, context).family
+    try:
+        typed = _render_accumulator(program, context) if program.accumulator is not None \
+            else _render(program, context)
+    except RecursionError:  # a program nested past what Python's stack holds
+        raise _too_big() from None
+    _bounded(typed.expression)
+    return typed.family
+
+
+#: The deepest SQL a program may render to (each `without-whitespaces` is about 25 levels):
+#: SQL generation recurses once per level and fails near 190 with the scan around it.
+MAX_RENDERED_DEPTH = 100
+#: The most SQL nodes a program may render to: an operation reading its value several times
+#: (`pad-left` four) multiplies what the pipe before it rendered.
+MAX_RENDERED_NODES = 20_000
+
+
+def _bounded(rendered: exp.Expr) -> None:
+    if too_deep(rendered, MAX_RENDERED_DEPTH, MAX_RENDERED_NODES):
+        raise _too_big()
+
+
+def _too_big() -> ExpressifError:
+    return ExpressifError("expressif-too-deep",
+                          f"the program renders SQL nested deeper than {MAX_RENDERED_DEPTH} "
+                          f"levels or larger than {MAX_RENDERED_NODES} nodes, more than SQL "
+                          "generation and engines can take; split it into several rules")
 
 
 def _render(program: Program, context: _Context) -> Typed:
@@ -187,6 +212,7 @@ def _pipeline(context: _Context, pipeline: Pipeline, start: Typed | None) -> Typ
         if call.name not in FUNCTIONS:
             raise _unsupported(call)
         value = _apply(context, FUNCTIONS[call.name], call, value)
+        _bounded(value.expression)  # each step: a pipe can multiply the one before it
     if value is None:
         raise ExpressifError("expressif-scope",
                              "the program reads no value: in row scope start it with a "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlglot.expressions as exp
 
+from packata_sql.authored.expressif import ExpressifError
 from packata_sql.catalog.expressif_operations import (
     WHITESPACE,
     Operation,
@@ -34,6 +35,13 @@ _EMPTY = exp.Literal.string("")
 _NO_UTF16 = ("no function can count the UTF-16 code units .NET counts (a character beyond "
              "U+FFFF is two)")
 _SPACE = exp.Literal.string(" ")
+#: .NET's `Math.Round(decimal, digits)` takes 0 to 28 digits.
+ROUND_DIGITS = 28
+#: The widest `pad-*`: the padded text is built on every row, so a width of 10⁹ would ask the
+#: engine for gigabytes per row (.NET's own bound is its memory).
+MAX_PAD_WIDTH = 10_000
+
+
 def _half_even(value: exp.Expr, digits: int) -> exp.Expr:
     """.NET `Math.Round(decimal, digits)`: half-way values go to the even neighbour. Engines
     round half away from zero, so an exact half is halved, rounded and doubled instead."""
@@ -95,7 +103,7 @@ def _pad(side: str) -> Render:
     characters, a white-space-only text (Expressif's `(blank)`) and a text already as wide
     are kept."""
     def render(r: Rendering, value: exp.Expr) -> exp.Expr:
-        width = r.digits(0)
+        width = r.digits(0, MAX_PAD_WIDTH)
         character = exp.Literal.string(r.character(1))
         length = r.dialect.utf16_length(value)
         assert length is not None  # refused beforehand (problem=_utf16_problem)
@@ -133,10 +141,22 @@ def _mask_char(value: exp.Expr, position: int) -> exp.Expr:
                          length=exp.Literal.number(1))
 
 
+#: The longest mask: each character is one more piece of the SQL concatenation.
+MAX_MASK_LENGTH = 64
+
+
+def _mask(r: Rendering) -> str:
+    mask = r.text(0)
+    if len(mask) > MAX_MASK_LENGTH:
+        raise ExpressifError("expressif-argument", f"'{r.written}' takes a mask of at most "
+                             f"{MAX_MASK_LENGTH} characters, not {len(mask)}")
+    return mask
+
+
 def _text_to_mask(r: Rendering, value: exp.Expr) -> exp.Expr:
     """Each `*` of the mask (written in the program) is the value's next character, or stays
     `*` once the value is used up; NULL stays NULL, empty and blank give the mask."""
-    mask = r.text(0)
+    mask = _mask(r)
     pieces: list[exp.Expr] = []
     taken = 0
     for char in mask:
@@ -158,7 +178,7 @@ def _text_to_mask(r: Rendering, value: exp.Expr) -> exp.Expr:
 def _mask_to_text(r: Rendering, value: exp.Expr) -> exp.Expr:
     """What `text-to-mask` read: the characters at the mask's `*` (a `*` there is dropped),
     NULL when the length or a fixed character of the mask differs (compared binary)."""
-    mask = r.text(0)
+    mask = _mask(r)
     only_stars = mask.replace(_STAR, "") == ""
     fixed = [r.dialect.text_equals(_mask_char(value, i), char)
              for i, char in enumerate(mask, start=1) if char != _STAR]
@@ -277,7 +297,8 @@ _NUMERIC_FUNCTIONS: dict[str, Operation] = {
         exp.If(this=exp.LT(this=v, expression=r.value(0)), true=r.value(0)),
         exp.If(this=exp.GT(this=v, expression=r.value(1)), true=r.value(1)),
     ], default=v), ("number", "number")),
-    "round": Operation("number", "number", lambda r, v: _half_even(v, r.digits(0)), ("integer",),
+    "round": Operation("number", "number",
+                       lambda r, v: _half_even(v, r.digits(0, ROUND_DIGITS)), ("integer",),
                        per_dialect=True, problem=lambda d: d.decimal_rounding_problem()),
     "integer": Operation("number", "number", lambda r, v: _half_even(v, 0),
                          per_dialect=True, problem=lambda d: d.decimal_rounding_problem()),

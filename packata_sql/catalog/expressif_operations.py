@@ -50,8 +50,10 @@ class Rendering:
     def optional(self, index: int, default: exp.Expr) -> exp.Expr:
         return self.value(index) if index < len(self.arguments) else default
 
-    def digits(self, index: int) -> int:
-        """A whole-number literal argument, as the compile-time integer it is."""
+    def digits(self, index: int, most: int) -> int:
+        """A whole-number literal argument, as the compile-time integer it is, at most `most`
+        (a bound the operation's meaning or the engine's memory sets: it is rendered into SQL
+        as a literal)."""
         argument = self.arguments[index]
         literal = argument.expression if isinstance(argument, Typed) else None
         sign = 1
@@ -65,6 +67,11 @@ class Rendering:
             raise ExpressifError("expressif-argument",
                                  f"'{self.written}' takes a whole number of 0 or more, not "
                                  f"-{literal.this}")
+        if not str(literal.this).isdigit() or len(str(literal.this)) > len(str(most)) \
+                or int(literal.this) > most:
+            raise ExpressifError("expressif-argument",
+                                 f"'{self.written}' takes a whole number from 0 to {most}, not "
+                                 f"{str(literal.this)[:20]}")
         return int(literal.this)
 
     def character(self, index: int) -> str:

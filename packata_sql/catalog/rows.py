@@ -18,7 +18,7 @@ import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
 from packata_sql.authored.template import bind
-from packata_sql.catalog.base import MeasureContext, TypeMismatch, check_members
+from packata_sql.catalog.base import MeasureContext, TypeMismatch, check_members, too_deep
 from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandler
 from packata_sql.catalog.metrics import HANDLERS
 from packata_sql.catalog.patterns import pattern_problem
@@ -219,7 +219,7 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
     if parsed is None:
         return None, [("invalid-expression",
                        "the expression is not one SQL expression in this dialect")]
-    if _too_deep(parsed):
+    if too_deep(parsed, MAX_TREE_DEPTH):
         return None, [("invalid-expression", f"the expression nests deeper than "
                                              f"{MAX_TREE_DEPTH} levels; write it flatter")]
     if parsed.find(*_NOT_ONE_ROW) is not None:
@@ -228,20 +228,6 @@ def predicate(text: str, dialect: Dialect) -> tuple[exp.Expr | None, list[tuple[
     for node in parsed.walk():
         node.comments = None  # rendered into the query that runs it: authored comments stay out
     return parsed, []
-
-
-def _too_deep(tree: exp.Expr) -> bool:
-    """Deeper than SQL generation can recurse (`a::INT::INT…`, `a IS NOT NULL = TRUE …`);
-    AND/OR chains do not count: sqlglot generates them without recursion."""
-    pending = [(tree, 1)]
-    while pending:
-        node, depth = pending.pop()
-        if depth > MAX_TREE_DEPTH:
-            return True
-        chained = isinstance(node, exp.Connector)
-        pending.extend((child, depth if chained and isinstance(child, exp.Connector) else depth + 1)
-                       for child in node.iter_expressions())
-    return False
 
 
 ROW_HANDLERS: dict[str, ConstraintHandler] = {

@@ -61,7 +61,8 @@ def render_text(result: ContractDiff, old: str, new: str) -> str:
         transition = _transition(change)
         lines.append(f"  {change.classification.value:<10} {change.change:<22} {_where(change)}"
                      + (f": {transition}" if transition else ""))
-    return plain("\n".join(lines), lines=True) + "\n"
+    # One line per change: a name holding a line break cannot forge another change's line.
+    return "\n".join(plain(line) for line in lines) + "\n"
 
 
 def render_markdown(result: ContractDiff, old: str, new: str) -> str:

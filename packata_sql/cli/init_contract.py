@@ -7,6 +7,7 @@ comment in the file), never dropped silently."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -20,13 +21,15 @@ def init_command(args: argparse.Namespace) -> int:
         starter = api.init_contract(args.url, objects=args.object, schema=args.schema,
                                     folder=_folder(target))
     except Unreachable as error:
-        print(f"packata-sql: {error}", file=sys.stderr)
+        from packata_sql.render.neutral import terminal  # may name the host from the URL
+
+        print(terminal(f"packata-sql: {error}"), file=sys.stderr)
         return 2
     login = ""
     if starter.engine in engines.of_kind(engines.NETWORK):
         login = (" (the login comes from PACKATA_MAIN_USERNAME and PACKATA_MAIN_PASSWORD, "
                  "or pass the same --url to check)")
-    return _write(starter, target, f" && packata-sql check {target}{login}")
+    return _write(starter, target, f" && packata-sql check {_quoted(target)}{login}")
 
 
 def import_command(args: argparse.Namespace) -> int:
@@ -36,8 +39,13 @@ def import_command(args: argparse.Namespace) -> int:
     else:
         starter = api.import_dbt(args.manifest, models=args.model, url=args.url,
                                  folder=_folder(target))
-    check = f" && packata-sql check {target}" + ("" if args.url else " --url URL")
+    check = f" && packata-sql check {_quoted(target)}" + ("" if args.url else " --url URL")
     return _write(starter, target, check)
+
+
+def _quoted(target: Path | None) -> str:
+    """The contract's path as a shell reads it back (`my contract.yaml` is one word)."""
+    return shlex.quote(str(target))
 
 
 def _target(output: str | None) -> Path | None:
@@ -52,8 +60,10 @@ def _folder(target: Path | None) -> Path:
 
 
 def _write(starter: api.Starter, target: Path | None, check: str) -> int:
+    from packata_sql.render.neutral import terminal  # names from the source: one inert line
+
     for item in starter.not_imported:
-        print(f"packata-sql: not imported: {item}", file=sys.stderr)
+        print(terminal(f"packata-sql: not imported: {item}"), file=sys.stderr)
     if target is None:
         sys.stdout.write(starter.text)
         return 0
@@ -61,6 +71,7 @@ def _write(starter: api.Starter, target: Path | None, check: str) -> int:
         target.write_text(starter.text, encoding="utf-8")
     except OSError as error:
         raise UsageError(f"cannot write {target} ({error.strerror})") from None
-    print(f"wrote {target} ({len(starter.objects)} object(s): {', '.join(starter.objects)}); "
-          f"next: packata-sql lint {target}{check}", file=sys.stderr)
+    print(terminal(f"wrote {target} ({len(starter.objects)} object(s): "
+                   f"{', '.join(starter.objects)}); next: packata-sql lint {_quoted(target)}"
+                   f"{check}"), file=sys.stderr)
     return 0

@@ -285,6 +285,10 @@ class SchemaObject:
     source_path: str = ""
     line: int | None = None
     exact: bool = False  # a physicalName was given
+    #: Every nested property (a field, array items, a map's key or value) by its logical
+    #: path (`names`), with its `classification` and `tags` only: what `--samples` withholds
+    #: below the top level.
+    nested: tuple[SchemaProperty, ...] = ()
 
     def property(self, name: str) -> SchemaProperty | None:
         return next((p for p in self.properties if p.name == name), None)

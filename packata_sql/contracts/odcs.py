@@ -38,6 +38,7 @@ from packata_sql.contracts.odcs_declarations import (
     alias_finding,
     misspelt_constraints,
     nested_constraints,
+    nested_labels,
     schema_drift,
     schema_property,
 )
@@ -318,7 +319,8 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     _read_properties(reader, obj.get("properties"), scope, top_level=True)
     schema_object = SchemaObject(name, physical, _declared(reader, obj, yaml_path, where, "properties"),
                                  where, reader.line(yaml_path),
-                                 bool(_text(obj.get("physicalName"))))
+                                 bool(_text(obj.get("physicalName"))),
+                                 nested_labels(obj.get("properties")))
     misspelt = reader.read_misspelt(unknown, where, yaml_path)
     if name:
         rules, findings = constraint_rules(schema_object, reader.keys)

@@ -108,10 +108,23 @@ def schema_property(line: Lines, prop: Mapping[str, Any], yaml_path: YamlPath,
         enum,
         _declaration_lines(line, prop, options or {}, yaml_path),
         tuple(problems),
-        classification=text(prop.get("classification")) or None,
-        tags=tuple(t for t in prop["tags"] if isinstance(t, str))
-        if isinstance(prop.get("tags"), list) else (),
+        classification=classification(prop.get("classification")),
+        tags=tags(prop.get("tags")),
     )
+
+
+def classification(value: object) -> str | None:
+    """A property's `classification` as `--samples` reads it: mistyped (`[pii]`, which lint
+    reports) it is its text, so a classified value is never shown because of its spelling."""
+    if value is None:
+        return None
+    return (value.strip() if isinstance(value, str) else str(value)) or None
+
+
+def tags(value: object) -> tuple[str, ...]:
+    """A property's `tags` as text, read as loosely (`tags: pii`, `[1, pii]`)."""
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    return tuple(str(t) for t in values if t is not None)
 
 
 def _declaration_lines(line: Lines, prop: Mapping[str, Any], options: Mapping[str, Any],
@@ -227,6 +240,33 @@ def _drift_override_findings(findings: list[Finding], line: Lines, value: Mappin
 
 def text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
+
+
+def nested_labels(properties: object) -> tuple[SchemaProperty, ...]:
+    """Each property below the top level (`properties`, `items`, a `map`'s `key` and `value`,
+    paths as the rule keys spell them) with its `classification` and `tags`; `properties` is
+    an object's property list, read as loosely as the rules read it."""
+    found: list[SchemaProperty] = []
+
+    def labelled(prop: Mapping[str, Any], names: tuple[str, ...]) -> None:
+        if len(names) > 1:  # below the top level
+            found.append(SchemaProperty(
+                names[-1], names[-1], names=names,
+                classification=classification(prop.get("classification")),
+                tags=tags(prop.get("tags"))))
+        children = prop.get("properties")
+        for child in children if isinstance(children, list) else ():
+            if isinstance(child, dict) and text(child.get("name")):
+                labelled(child, (*names, text(child.get("name"))))
+        if isinstance(prop.get("items"), dict):
+            labelled(prop["items"], (*names, "items"))
+        shape = prop.get("map")
+        for part in ("key", "value"):
+            if isinstance(shape, dict) and isinstance(shape.get(part), dict):
+                labelled(shape[part], (*names, "map", part))
+
+    labelled({"properties": properties}, ())
+    return tuple(found)
 
 
 def freeze(value: object) -> object:

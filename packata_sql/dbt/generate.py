@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from packata_sql import __version__, api
 from packata_sql.api import Contract, Finding
@@ -40,6 +41,7 @@ def runtime_text() -> str:
 def plan_text(mapped: Mapped, dialects: tuple[str, ...], findings: list[Finding]) -> str:
     document = api.gate_plan(mapped.contract, mapped.text, mapped.object_name, mapped.model,
                              dialects, findings)
+    _said(document)
     body = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=True)
     # Outside strings JSON never holds `{{`, `{%` or `{#`; inside them these escapes keep Jinja
     # reading the block as plain text.
@@ -54,6 +56,21 @@ def plan_text(mapped: Mapped, dialects: tuple[str, ...], findings: list[Finding]
         "{{ return(fromjson(plan_json)) }}\n"
         "{% endmacro %}\n"
     )
+
+
+def _said(document: dict[str, Any]) -> None:
+    """What dbt's log lines and final message may quote of the contract, inert: each rule's
+    key as `said` (the exact `key` stays, results are matched by it), its unit and each
+    finding's path without line breaks, escapes or control characters, so a property named
+    `x\n::error::…` cannot start a workflow command or draw on a terminal."""
+    from packata_sql.render.neutral import plain
+
+    for rule in document.get("rules", []):
+        rule["said"] = plain(rule["key"])
+        if rule.get("unit") is not None:
+            rule["unit"] = plain(rule["unit"])
+    for finding in document.get("findings", []):
+        finding["source_path"] = plain(finding.get("source_path", ""))
 
 
 def parse_objects(raw: list[str]) -> dict[str, str]:

@@ -259,10 +259,10 @@
   {%- set shown = none -%}
   {%- if value is sameas true or value is sameas false -%}{%- set shown = value | string | lower -%}
   {%- elif value is not none -%}{%- set shown = packata_sql_display(value[0], value[1]) -%}{%- endif -%}
-  {%- set r = {"key": rule.key, "severity": rule.severity, "status": status, "unit": rule.unit,
+  {%- set r = {"key": rule.key, "said": rule.get("said", rule.key), "severity": rule.severity, "status": status, "unit": rule.unit,
                "value": value, "shown": shown, "evidence": evidence, "failed": failed, "diagnostic": code, "fused": fused,
                "latency": rule.kind == 'latency'} -%}
-  {{ log("packata-sql " ~ model.name ~ " | " ~ status ~ (" (" ~ rule.severity ~ ")" if status == 'failed' else "") ~ " | " ~ rule.key ~ (" | " ~ packata_sql_value(r) if shown is not none else "") ~ (" | " ~ packata_sql_expected(r) if failed else "") ~ (" | " ~ code if code else ""), info=true) }}
+  {{ log("packata-sql " ~ model.name ~ " | " ~ status ~ (" (" ~ rule.severity ~ ")" if status == 'failed' else "") ~ " | " ~ r.said ~ (" | " ~ packata_sql_value(r) if shown is not none else "") ~ (" | " ~ packata_sql_expected(r) if failed else "") ~ (" | " ~ code if code else ""), info=true) }}
   {{ log("PACKATA_SQL_RESULT " ~ tojson({"model": model.unique_id, "read_only": state.read_only, "result": r}), info=false) }}
   {{ return(r) }}
 {% endmacro %}
@@ -293,7 +293,7 @@
     {%- do counts.update({r.status: counts[r.status] + 1}) -%}
     {%- if r.status == 'failed' and (r.severity == 'error' or fail_on == 'warning') -%}{%- do blocking.append(packata_sql_failure(r)) -%}
     {%- elif r.status == 'failed' -%}{%- do warned.append(packata_sql_failure(r)) -%}
-    {%- elif r.status in ('error', 'inconclusive', 'skipped') -%}{%- do incomplete.append(r.key ~ " " ~ r.status ~ (" " ~ r.diagnostic if r.diagnostic else "")) -%}
+    {%- elif r.status in ('error', 'inconclusive', 'skipped') -%}{%- do incomplete.append(r.get("said", r.key) ~ " " ~ r.status ~ (" " ~ r.diagnostic if r.diagnostic else "")) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for f in plan.get('findings', []) -%}{%- do incomplete.append(f.code ~ " at " ~ f.source_path) -%}{%- endfor -%}
@@ -349,7 +349,7 @@
     expected (`order_id_unique (value 1 row, expected = 0)`); no SQL, no row values. -#}
 {% macro packata_sql_failure(r) %}
   {%- set expected = (', ' ~ packata_sql_expected(r)) if r.failed else '' -%}
-  {{ return(r.key ~ ' (' ~ packata_sql_value(r) ~ expected ~ ')') }}
+  {{ return(r.get('said', r.key) ~ ' (' ~ packata_sql_value(r) ~ expected ~ ')') }}
 {% endmacro %}
 
 {#- A driver cell as an exact measurement: {"kind": "bool"|"number"|"null"|"bad"|"range", …}. Floats keep

@@ -98,6 +98,9 @@ def read_program(definition: Expressif, site: Site) -> tuple[Program | None, lis
         return parse(read_payload(definition.payload())), []
     except ExpressifError as problem:
         return None, [finding_of(problem, site)]
+    except RecursionError:  # `{{{…` or `|OR` thousands deep: the parser recurses per level
+        return None, [site.finding("expressif-too-deep", "the program nests deeper than it "
+                                   "can be read; split it into several rules")]
 
 
 def compile_expressif(

@@ -297,15 +297,17 @@ class SampleColumns:
 
 def sample_sql(query: exp.Select, dialect: Dialect, limit: int,
                keys: Sequence[exp.Expr] = (), withheld: frozenset[int] = frozenset(),
-               withheld_keys: frozenset[int] = frozenset()) -> tuple[str, SampleColumns] | None:
+               withheld_keys: frozenset[int] = frozenset(),
+               text_ordered: frozenset[int] = frozenset()) -> tuple[str, SampleColumns] | None:
     """`--samples`: the offending rows of `query` (a rule's inspect query) deduplicated by
     value, the most frequent first, each value with its count and one row's `keys` (the
     object's primary key), up to `limit` values, folded into ONE row of text cells so the
     read-only single-row path fetches it. A value at a position in `withheld` (a classified
     column) is read only as NULL or `withheld`; a withheld key is not read at all. A grouped
     query (repeated keys with their `occurrences`) is one value per row already. Nothing in it
-    comes from a fetched row: its only literals are the rule's own. None when `query` lists
-    every column (`*`) and no key is known."""
+    comes from a fetched row: its only literals are the rule's own. A key at a position in
+    `text_ordered` (a type without an ordering, such as PostgreSQL's `json`) sorts by its text.
+    None when `query` lists every column (`*`) and no key is known."""
     limit = max(1, min(limit, SAMPLE_LIMIT))
     star = any(isinstance(e, exp.Star) for e in query.expressions)
     grouped = query.args.get("group") is not None
@@ -327,8 +329,9 @@ def sample_sql(query: exp.Select, dialect: Dialect, limit: int,
     selected = [exp.alias_(c, n, quoted=True) for c, n in zip(cells, values, strict=True)]
     selected += [exp.alias_(c, n, quoted=True) for c, n in zip(key_cells, key_names, strict=True)]
     order_names = [f"o{i}" for i in range(len(keys))]  # the key as it sorts, for the example
-    selected += [exp.alias_(k.copy(), n, quoted=True) for k, n in zip(keys, order_names,
-                                                                     strict=True)]
+    selected += [exp.alias_(dialect.sample_text(k.copy()) if i in text_ordered else k.copy(), n,
+                            quoted=True) for i, (k, n) in enumerate(zip(keys, order_names,
+                                                                        strict=True))]
     if grouped:
         assert occurrences is not None
         selected.append(exp.alias_(occurrences.unalias(), "n", quoted=True))

@@ -48,8 +48,35 @@ def inspect_hint(result: RuleResult) -> str | None:
     arguments of the run)."""
     if result.status is not Status.FAILED or result.inspect_sql is None:
         return None
+    # Shell-quoted; a key starting with `-` (an id may: `--url`) is joined to its option, so
+    # the command line reads it as the key, never as another option.
+    joined = "=" if result.key.startswith("-") else " "
     return (f"inspect: packata-sql check … --samples {HINT_SAMPLES} "
-            f"--select {shlex.quote(result.key)}")
+            f"--select{joined}{shell_word(result.key)}")
+
+
+#: What a report would drop or turn into a space (neutral.plain): in a hint such a character
+#: is written as an escape the shell reads back.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                          "\ud800-\udfff]")
+
+
+#: What neutral.plain guards with a backslash (a workflow command after white space).
+_COMMAND = re.compile(r"(?<=\s)[:#]")
+
+
+def shell_word(text: str) -> str:
+    """`text` as one shell word: `shlex.quote`, or, when it holds a line break, an escape or
+    another character no report shows as itself, or white space before `::` or `##[` (which
+    reports guard with a backslash), bash's `$'…'` with each such character as `\\xHH` or
+    `\\uHHHH`, so the pasted hint names exactly the key."""
+    if not _UNPRINTABLE.search(text) and not _COMMAND.search(text):
+        return shlex.quote(text)
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'")
+    escaped = _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x80
+                               else f"\\u{ord(m.group()):04x}", escaped)
+    escaped = _COMMAND.sub(lambda m: f"\\x{ord(m.group()):02x}", escaped)
+    return f"$'{escaped}'"
 
 
 def status_word(result: RuleResult) -> str:

@@ -6,6 +6,7 @@ and one such row's key (the object's primary key), typed as the column is (`42`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,13 +17,19 @@ from packata_sql.plans.compiler import Plan
 from packata_sql.plans.planner import WITHHELD, SampleColumns
 from packata_sql.run.names import find_column
 
-#: `classification` values or tags (case-insensitive) whose data `--samples` never prints.
+#: Words of a `classification` or tag (case-insensitive) whose data `--samples` never prints.
 WITHHELD_CLASSIFICATIONS = frozenset({"pii", "restricted", "confidential", "sensitive",
                                       "secret", "private", "personal"})
+_WORDS = re.compile(r"[^0-9a-z]+")
+#: The characters of one sampled cell shown; a longer one is cut, its length said.
+SHOWN_CHARACTERS = 200
 
 
 def withheld_classification(classification: str | None) -> bool:
-    return (classification or "").strip().lower() in WITHHELD_CLASSIFICATIONS
+    """`pii`, ` PII `, `Highly-Confidential`, `pii:email`, `3-restricted`: one of the words
+    (runs of letters and digits) is one of WITHHELD_CLASSIFICATIONS; when in doubt, withheld."""
+    words = _WORDS.split((classification or "").lower())
+    return any(word in WITHHELD_CLASSIFICATIONS for word in words)
 
 
 def withheld_because(prop: SchemaProperty) -> str | None:
@@ -56,7 +63,7 @@ def _keys_of(schema: SchemaObject) -> ObjectKeys:
     keyed = sorted((p for p in top if p.primary_key),
                    key=lambda p: (p.primary_key_position is None, p.primary_key_position or 0))
     columns = {p.physical: why for p in top if (why := withheld_because(p))}
-    paths = {p.names or (p.name,): why for p in schema.properties
+    paths = {p.names or (p.name,): why for p in (*schema.properties, *schema.nested)
              if (why := withheld_because(p))}
     return ObjectKeys(tuple(p.physical for p in keyed), columns, paths)
 
@@ -88,10 +95,14 @@ def resolve(declared: ObjectKeys | None, dialect: Dialect,
 def withheld_values(plan: Plan, sampling: Sampling) -> dict[int, str]:
     """The positions among the rule's columns whose values are withheld, with the reason."""
     withheld = {}
+    path = plan.rule.target.property_path
+    # A nested field is withheld when it, or any object enclosing it, is classified.
+    enclosing = next((sampling.paths[path[:depth]] for depth in range(len(path), 0, -1)
+                      if path[:depth] in sampling.paths), None)
     for index, column in enumerate(plan.columns):
         classification = sampling.withheld.get(column)
-        if index == 0 and plan.rule.target.property_path in sampling.paths:
-            classification = sampling.paths[plan.rule.target.property_path]
+        if index == 0 and enclosing is not None:
+            classification = enclosing
         if classification is not None:
             withheld[index] = classification
     return withheld
@@ -104,6 +115,12 @@ def typed(text: object, family: Family | None) -> str:
     if text is None:
         return "NULL"
     value = str(text)
+    if len(value) > SHOWN_CHARACTERS:  # a huge cell: its start and its length
+        return f"{_typed(value[:SHOWN_CHARACTERS], family)}… ({len(value)} characters)"
+    return _typed(value, family)
+
+
+def _typed(value: str, family: Family | None) -> str:
     if family in (Family.NUMBER, Family.TEMPORAL, Family.DYNAMIC):  # DYNAMIC: a literal
         return value
     if family is Family.BOOLEAN:
@@ -122,16 +139,16 @@ def sample_lines(row: Sequence[Any], layout: SampleColumns, plan: Plan, families
             if grouped else f"{total or 'no'} offending {'row' if total == 1 else 'rows'}")
     if layout.values == 1 and 0 < nulls < total:
         head += f", {nulls} of them NULL"
+    names = [".".join(plan.rule.target.property_path) if plan.fields and i == 0 else column
+             for i, column in enumerate(plan.columns)]  # a nested field by its path
     if withheld:
-        head += "; " + ", ".join(f"{plan.columns[i]} withheld ({c})"
+        head += "; " + ", ".join(f"{names[i]} withheld ({c})"
                                  for i, c in sorted(withheld.items()))
     withheld_keys = [k for k in sampling.keys if k in sampling.withheld]
     if withheld_keys:
         head += "; key " + ", ".join(f"{k} withheld ({sampling.withheld[k]})"
                                      for k in withheld_keys)
     lines = [head]
-    names = [".".join(plan.rule.target.property_path) if plan.fields and i == 0 else column
-             for i, column in enumerate(plan.columns)]  # a nested field by its path
     shown = 0
     for position in range(layout.limit):
         start = 3 + position * layout.width

@@ -33,6 +33,10 @@ def triage(session: Session, segments: tuple[str, ...], plan: Plan, families: di
     return dataclasses.replace(result, inspect_sql=inspect_sql(query, session.dialect))
 
 
+#: Where a refused sample's reason is (the engine's message may quote a row's value).
+_WHY = "-v shows the engine's message"
+
+
 def _sample(session: Session, query: object, plan: Plan, families: Mapping[str, Family],
             options: RunOptions, remaining: Callable[[], float],
             engine_error: Callable[[Exception, Sequence[Plan | SqlPlan], str | None], None],
@@ -49,8 +53,10 @@ def _sample(session: Session, query: object, plan: Plan, families: Mapping[str, 
     withheld_keys = frozenset(i for i, name in enumerate(sampling.keys)
                               if name in sampling.withheld)
     grouped = query.args.get("group") is not None
+    unordered = frozenset(i for i, family in enumerate(sampling.families)  # `json`
+                          if family is Family.OTHER)
     built = sample_sql(query, session.dialect, options.samples, keys, frozenset(withheld),
-                       withheld_keys)
+                       withheld_keys, unordered)
     if built is None:
         return
     sql, layout = built
@@ -60,6 +66,9 @@ def _sample(session: Session, query: object, plan: Plan, families: Mapping[str, 
         row = session.fetch_row(sql, remaining())
     except (ProviderError, Interrupted) as error:
         engine_error(error, [plan], sql)
+        assert options.on_samples is not None  # said, so a missing sample is never silent
+        options.on_samples(plan.rule.key, (f"not read: the sample query failed or ran out of "
+                                           f"time ({_WHY})",))
         return
     assert options.on_samples is not None
     shown = [families.get(column) for column in plan.columns]

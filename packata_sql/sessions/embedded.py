@@ -171,6 +171,10 @@ class DuckDBSession(TimedSession):
             self._conn.close()
 
 
+def _decoded(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
 _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
 #: SQLite virtual-machine steps between two looks at the clock (about a millisecond of work).
@@ -195,6 +199,9 @@ class SQLiteSession(TimedSession):
             self._conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True,
                                          check_same_thread=False)
             self._conn.execute("PRAGMA query_only = ON")
+            # SQLite keeps any bytes as TEXT: a cell that is not UTF-8 reads with U+FFFD in
+            # place of the bad bytes instead of failing the statement that fetched it.
+            self._conn.text_factory = _decoded
         except sqlite3.Error as error:
             raise ProviderError("connection-failed", getattr(error, "sqlite_errorname", None)) \
                 from None

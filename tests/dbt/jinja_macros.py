@@ -21,15 +21,23 @@ def _return(value: object) -> None:
     raise _Return(value)
 
 
-def load_macros(source: str, names: set[str] | None = None) -> dict[str, Callable[..., Any]]:
-    """The named macros of a dbt macro file as Python callables returning their return()."""
+def load_macros(source: str, names: set[str] | None = None,
+                context: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:
+    """The named macros of a dbt macro file as Python callables returning their return();
+    `context`: what dbt would provide besides (`log`, `model`, `tojson`)."""
     env = jinja2.Environment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
     env.globals.update({"return": _return, "modules": type("Modules", (), {"re": re})})
+    env.globals.update(context or {})
     macros: dict[str, Callable[..., Any]] = {}
-    for match in _MACRO.finditer(source):
+    chosen = [m for m in _MACRO.finditer(source) if names is None or m.group(1) in names]
+
+    def by_name(name: str) -> Callable[..., Any]:
+        return lambda *args, **kwargs: macros[name](*args, **kwargs)
+
+    for match in chosen:  # reachable by name whatever order they are defined in
+        env.globals[match.group(1)] = by_name(match.group(1))
+    for match in chosen:
         name = match.group(1)
-        if names is not None and name not in names:
-            continue
         compiled = getattr(env.from_string(match.group(0)).module, name)
 
         def call(*args: object, _macro: Any = compiled, **kwargs: object) -> object:
@@ -40,5 +48,4 @@ def load_macros(source: str, names: set[str] | None = None) -> dict[str, Callabl
             return None
 
         macros[name] = call
-        env.globals[name] = call
     return macros

@@ -7,7 +7,7 @@ class ExpressifError(Exception):
     """A compilation finding, never a traceback: `code` is stable (`expressif-payload`,
     `expressif-version`, `expressif-syntax`, `expressif-unknown`, `expressif-forbidden`,
     `expressif-unsupported`, `expressif-scope`, `expressif-type`, `expressif-argument`,
-    `expressif-unsupported-on-engine`), `operation` the operation named, if one is, and
+    `expressif-unsupported-on-engine`, `expressif-too-deep`), `operation` the operation named, if one is, and
     `message` what is wrong and what to do."""
 
     def __init__(self, code: str, message: str, operation: str | None = None) -> None:
