@@ -12,7 +12,7 @@ from packata_sql import engines
 from packata_sql.contracts.model import Contract
 from packata_sql.errors import UsageError
 from packata_sql.run.drift import dumps_snapshot, snapshot_document
-from packata_sql.run.names import find_column
+from packata_sql.run.names import find_column, object_hint
 from packata_sql.sessions.base import Interrupted, ProviderError, Session, open_session
 from packata_sql.sessions.endpoint import FILE_ENGINES, Endpoint, credential_variables
 from packata_sql.spelling import closest_hint
@@ -142,17 +142,9 @@ def read_snapshot(endpoint: Endpoint, names: Sequence[str], *, trust_environment
             except ProviderError as error:
                 hint = ""
                 if error.category == "missing-object":
-                    hint = "; " + _object_hint(session, endpoint, name)
+                    schema = endpoint.declared_schema
+                    hint = "; " + object_hint(session, (schema, name) if schema else (name,))
                 raise UsageError(f"cannot read the columns of {name}: {error}{hint}") from None
     finally:
         session.close()
     return dumps_snapshot(snapshot_document(endpoint.engine, objects))
-
-
-def _object_hint(session: Session, endpoint: Endpoint, name: str) -> str:
-    """`no object 'ordres'; did you mean 'orders'?`, from the objects the session can see."""
-    try:
-        visible = session.objects(endpoint.declared_schema)
-    except (ProviderError, Interrupted):
-        visible = []
-    return closest_hint("object", name, visible)
