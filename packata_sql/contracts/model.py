@@ -289,6 +289,8 @@ class SchemaObject:
     #: path (`names`), with its `classification` and `tags` only: what `--samples` withholds
     #: below the top level.
     nested: tuple[SchemaProperty, ...] = ()
+    #: The object's own `tags` (a `pii` tag withholds every column from `--samples`).
+    tags: tuple[str, ...] = ()
 
     def property(self, name: str) -> SchemaProperty | None:
         return next((p for p in self.properties if p.name == name), None)

@@ -320,7 +320,9 @@ def _read_object(reader: _Reader, obj: object, index: int) -> SchemaObject | Non
     schema_object = SchemaObject(name, physical, _declared(reader, obj, yaml_path, where, "properties"),
                                  where, reader.line(yaml_path),
                                  bool(_text(obj.get("physicalName"))),
-                                 nested_labels(obj.get("properties")))
+                                 nested_labels(obj.get("properties")),
+                                 tuple(str(t) for t in obj.get("tags") or ()
+                                       if isinstance(t, (str, int, float))))
     misspelt = reader.read_misspelt(unknown, where, yaml_path)
     if name:
         rules, findings = constraint_rules(schema_object, reader.keys)

@@ -51,6 +51,8 @@ class ObjectKeys:
     #: path → why).
     columns: Mapping[str, str] = field(default_factory=dict)
     paths: Mapping[tuple[str, ...], str] = field(default_factory=dict)
+    #: Why every column is withheld (the object itself is tagged `pii`, …), or None.
+    every: str | None = None
 
 
 def object_keys(contract: Contract) -> dict[str, ObjectKeys]:
@@ -65,7 +67,9 @@ def _keys_of(schema: SchemaObject) -> ObjectKeys:
     columns = {p.physical: why for p in top if (why := withheld_because(p))}
     paths = {p.names or (p.name,): why for p in (*schema.properties, *schema.nested)
              if (why := withheld_because(p))}
-    return ObjectKeys(tuple(p.physical for p in keyed), columns, paths)
+    tag = next((t for t in schema.tags if withheld_classification(t)), None)
+    every = None if tag is None else f"object tag {tag.strip().lower()}"
+    return ObjectKeys(tuple(p.physical for p in keyed), columns, paths, every)
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def resolve(declared: ObjectKeys | None, dialect: Dialect,
     declared = declared or ObjectKeys()
     found = [find_column(dialect, columns, name, exact=False) for name in declared.keys]
     keys = tuple(name for name in found if name is not None) if all(found) else ()
-    withheld = {}
+    withheld = dict.fromkeys(columns, declared.every) if declared.every else {}
     for name, classification in declared.columns.items():
         actual = find_column(dialect, columns, name, exact=False)
         withheld[actual or name] = classification

@@ -145,6 +145,20 @@ def test_samples_are_typed_counted_keyed_and_withhold_restricted_values(shop):
     assert "0170" not in done.stderr + done.stdout
 
 
+def test_an_object_tagged_pii_withholds_every_column_and_its_key(shop):
+    contract, url = shop
+    contract.write_text(CONTRACT.replace("  - name: orders\n", "  - name: orders\n    tags: [PII]\n"),
+                        encoding="utf-8")
+    done = packata("check", str(contract), "--url", url, "--progress", "none", "--samples", "5")
+    assert f"packata-sql: samples of {STATUS}: 3 offending rows; status withheld " \
+           "(object tag pii); key order_id withheld (object tag pii)\n" \
+           "  status withheld × 3 (order_id withheld)\n" in done.stderr
+    assert "bitcoin" not in done.stderr + done.stdout
+    card = "schema[orders].properties[card].quality[0]"  # its own classification still says why
+    assert f"samples of {card}: 2 offending rows; card withheld (classification restricted)" \
+        in done.stderr
+
+
 class _Cells(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
