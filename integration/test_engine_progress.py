@@ -35,9 +35,12 @@ def events_of(loaded: api.Contract, endpoint: api.Endpoint) -> tuple[list[Progre
 
 def test_spark_reports_the_stage_progress_of_a_long_fused_scan(spark: SparkServer, tmp_path):
     admin = spark.admin()
-    try:  # 8 partitions, each hashing its rows: several seconds, past Spark's 2 s report
+    # 16 partitions, each hashing 3.75M rows: 6 to 7 s on an idle 2-core machine, so Spark's
+    # progress report (every 2 s by default) comes while tasks remain (6M rows took 2 s,
+    # which sometimes finished before the first report).
+    try:
         admin.sql(f"CREATE OR REPLACE VIEW `{spark.database}`.grp_big AS SELECT id, "
-                  "md5(CAST(id AS STRING)) AS h FROM range(0, 6000000, 1, 8) "
+                  "md5(CAST(id AS STRING)) AS h FROM range(0, 60000000, 1, 16) "
                   "WHERE md5(CAST(id AS STRING)) NOT LIKE 'zzz%'")
     finally:
         admin.stop()
