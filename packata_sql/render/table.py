@@ -18,7 +18,7 @@ from packata_sql.render.words import (
     OUTCOME_COLOURS,
     description,
     duration,
-    expected_text,
+    expectation_shown,
     headline,
     inspect_hint,
     label,
@@ -114,13 +114,9 @@ def _rule_cell(result: RuleResult) -> Group:
 
 def _measured_cell(result: RuleResult) -> Text:
     text = Text(terminal(value_text(result)))
-    expected = terminal(expected_text(result))
-    if result.status is Status.FAILED:
-        expected = "expected " + terminal(" and ".join(result.failed)) + (
-            " %" if result.unit == "percent" else "")
-    elif expected:
-        expected = "expected " + expected
+    expected = terminal(expectation_shown(result))  # a failed rule: the parts it failed
     if expected:
+        expected = "expected " + expected
         text.append(("\n" if text else "") + expected, style="dim" if result.status is
                     Status.PASSED else "")
     return text

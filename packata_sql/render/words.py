@@ -134,18 +134,19 @@ def value_text(result: RuleResult) -> str:
     return f"{format_value(result.value)} {unit}".rstrip()
 
 
+def _percent(result: RuleResult) -> str:
+    """The sign an expectation of a percentage rule is written with."""
+    return " %" if result.unit == "percent" else ""
+
+
 def expected_text(result: RuleResult) -> str:
-    unit = " %" if result.unit == "percent" else ""
-    return f"{result.expectation}{unit}" if result.expectation else ""
+    return f"{result.expectation}{_percent(result)}" if result.expectation else ""
 
 
 def why_text(result: RuleResult) -> str:
     if result.status is Status.FAILED:
-        return "expected " + " and ".join(result.failed) + (
-            " %" if result.unit == "percent" else "")
-    if result.diagnostic is not None:
-        return f"{result.diagnostic.code}: {result.diagnostic.message}"
-    return ""
+        return "expected " + " and ".join(result.failed) + _percent(result)
+    return diagnostic_text(result)
 
 
 #: A grouped rule's reason in a table row: the grouped line above the rows says it once.
@@ -243,7 +244,7 @@ def expectation_shown(result: RuleResult) -> str:
     """The expectation a row shows once, beside its value: for a failed rule the parts that
     failed (`< 10`), otherwise all of them; `` when the rule declares none."""
     if result.status is Status.FAILED and result.failed:
-        return " and ".join(result.failed) + (" %" if result.unit == "percent" else "")
+        return " and ".join(result.failed) + _percent(result)
     return expected_text(result)
 
 
