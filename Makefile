@@ -34,14 +34,21 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 # Without database URLs in the environment, the machine's own PostgreSQL and MariaDB are
-# prepared and used when their client tools are installed (what `.ci/run` does explicitly).
+# prepared and used when their client tools are installed, and a Spark Connect server is
+# started for the run (and stopped after it) when Java is (what `.ci/run` does explicitly).
 test: lint
 	@if [ -z "$$PACKATA_TEST_POSTGRES_URL$$PACKATA_TEST_MYSQL_URL" ] \
 	    && command -v pg_isready >/dev/null 2>&1 && command -v mysqladmin >/dev/null 2>&1; then \
 	  if bash .ci/services.sh; then . ./.ci/test-env.sh; \
 	  else echo "make test: the local servers could not be prepared; their suites skip"; fi; \
 	fi; \
-	$(BIN)/python -m pytest --durations=30
+	spark=; if [ -z "$$PACKATA_TEST_SPARK_URL" ] && command -v java >/dev/null 2>&1; then \
+	  if bash .ci/spark.sh start; then spark=1; PACKATA_TEST_SPARK_URL=$$(cat .ci-spark/url); \
+	    export PACKATA_TEST_SPARK_URL; \
+	  else echo "make test: the Spark Connect server could not be started; its suites skip"; fi; \
+	fi; \
+	$(BIN)/python -m pytest --durations=30; code=$$?; \
+	if [ -n "$$spark" ]; then bash .ci/spark.sh stop; fi; exit $$code
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
