@@ -23,6 +23,7 @@ from packata_sql.contracts.model import (
     SlaDescriptive,
     Sql,
 )
+from packata_sql.trends import History
 from packata_sql.values import to_decimal
 
 FORMAT = "packata-sql/report@1"
@@ -173,6 +174,8 @@ class Report:
     elapsed_ms: int | None = None
     #: `--select`/`--category`, when given (None: every rule of the declaration was selected).
     selection: Selection | None = None
+    #: The rules' earlier runs from the history store (`check --history`), this run included.
+    history: History | None = None
 
     @property
     def rules(self) -> tuple[RuleResult, ...]:
