@@ -43,6 +43,7 @@ from packata_sql.spelling import choice_hint, closest, is_pattern, matching
 
 __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "CheckRequest", "Linted", "Plans", "check", "check_endpoint", "compile", "contract_dialect",
+    "check_with_history", "record_run", "read_history", "prune_history",
     "dialect_hint", "diff",
     "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
     "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
@@ -479,6 +480,9 @@ NO_CONTRACT = Contract("<url>", ())
 
 if TYPE_CHECKING:
     from packata_sql.contracts.diff import ContractDiff
+    from packata_sql.history import Kept, Pruned
+    from packata_sql.history import Store as HistoryStore
+    from packata_sql.trends import History
 
 
 def diff(old: Contract | str | Path, new: Contract | str | Path, *,
@@ -721,3 +725,96 @@ def gate_login_checks() -> Mapping[str, str]:
     from packata_sql.sessions.postgres_routes import any_route_sql, unfollowed_calls_sql
 
     return {"risky_login": any_route_sql(), "unfollowed_calls": unfollowed_calls_sql()}
+
+
+# The run history (docs/cli.md, history; docs/semantics.md, run history). `store` is a path,
+# `sqlite:///FILE`, `postgresql://…` or `duckdb:///FILE`; None is `.packata/history.sqlite`.
+
+def check_with_history(report: Report, store: str | None = None, *,
+                       endpoint: Endpoint | None = None, last: int = 20,
+                       flag_anomalies: bool = False, timeout: float | None = None) -> Kept:
+    """What `check --history` does after the run, for any caller holding a `Report`: append
+    it to the store (with any runs spooled earlier), attach the contract's last `last` runs,
+    this one included, as `Kept.report.history` and, with `flag_anomalies`, each rule's
+    anomaly note. A store that cannot be written never raises: the report is returned as it
+    was, the run spooled, `Kept.warning` says so. The verdict is never changed. `endpoint`
+    (the checked target) guards against keeping the history inside the warehouse."""
+    from packata_sql import history
+
+    chosen = _history_store(store, endpoint)
+    _positive_count(last, "last")
+    return history.keep(report, chosen, last=last, flag_anomalies=flag_anomalies,
+                        timeout=timeout or history.DEFAULT_TIMEOUT_S)
+
+
+def record_run(report: Report, store: str | None = None, *, run_id: str | None = None,
+               endpoint: Endpoint | None = None) -> str:
+    """Appends one run to the store in one transaction and returns its run id (a run id
+    already stored writes nothing). Raises `StoreUnavailable` when the store cannot take it."""
+    from packata_sql import history
+
+    return history.record(report, _history_store(store, endpoint), run_id=run_id)
+
+
+def read_history(store: str | None = None, *, contract_id: str | None = None,
+                 rule: str | None = None, last: int = 20) -> tuple[History, ...]:
+    """Per contract (or only `contract_id`), its last `last` runs and each rule's points,
+    newest contract first. A store that does not exist yet is a `UsageError`."""
+    from packata_sql import history
+
+    _positive_count(last, "last")
+    try:
+        return history.read(history.locate(store), contract_id=contract_id, rule=rule,
+                            last=last)
+    except history.StoreUnavailable as error:
+        raise UsageError(str(error)) from None
+
+
+def prune_history(store: str | None = None, *, keep_days: int | None = None,
+                  keep_runs: int | None = None) -> Pruned:
+    """Deletes runs observed more than `keep_days` ago, or all but each contract's newest
+    `keep_runs`, with their rules, in one transaction."""
+    from packata_sql import history
+
+    if (keep_days is None) == (keep_runs is None):
+        raise UsageError("prune needs one of keep_days or keep_runs (--keep-days D or "
+                         "--keep-runs N)")
+    for value, name in ((keep_days, "keep_days"), (keep_runs, "keep_runs")):
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise UsageError(f"{name} must be a whole number, 0 or more")
+    try:
+        return history.prune(history.locate(store), keep_days=keep_days, keep_runs=keep_runs)
+    except history.StoreUnavailable as error:
+        raise UsageError(str(error)) from None
+
+
+def _positive_count(value: int, name: str) -> None:
+    if not isinstance(value, int) or value < 1:
+        raise UsageError(f"{name} must be a whole number, 1 or more")
+
+
+def _history_store(store: str | None, endpoint: Endpoint | None) -> HistoryStore:
+    """The store, refused when it is the checked target itself: the warehouse is only ever
+    read, through its read-only session."""
+    from packata_sql import history
+
+    chosen = history.locate(store)
+    if endpoint is not None and _same_database(chosen, endpoint):
+        raise UsageError(f"--history: the store {chosen.shown} is the checked target itself; "
+                         "keep the history in another database (the warehouse is only read)")
+    return chosen
+
+
+_LOCAL_HOSTS = frozenset({None, "", "localhost", "127.0.0.1", "::1"})
+
+
+def _same_database(store: HistoryStore, endpoint: Endpoint) -> bool:
+    if endpoint.engine in ("duckdb", "sqlite"):
+        return not endpoint.in_memory and store.same_file(Path(endpoint.database))
+    if store.family != "postgresql" or endpoint.engine != "postgres":
+        return False
+    url = store.url
+    host = url.host if url.host not in _LOCAL_HOSTS else "localhost"
+    other = endpoint.host if endpoint.host not in _LOCAL_HOSTS else "localhost"
+    return (host, url.port or 5432, url.database) == (other, endpoint.port or 5432,
+                                                       endpoint.database)

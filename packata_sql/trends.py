@@ -127,6 +127,8 @@ class History:
     store: str
     rules: tuple[RuleTrend, ...]
     runs: tuple[RunCounts, ...]
+    #: The contract the runs checked (its `id`, else its path), when known.
+    contract: str | None = None
 
     def rule(self, key: str) -> RuleTrend | None:
         return next((trend for trend in self.rules if trend.key == key), None)
