@@ -43,7 +43,7 @@ from packata_sql.spelling import choice_hint, closest, is_pattern, matching
 
 __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "CheckRequest", "Linted", "Plans", "check", "check_endpoint", "compile", "contract_dialect",
-    "check_with_history", "record_run", "read_history", "prune_history",
+    "check_with_history", "history_store", "record_run", "read_history", "prune_history",
     "dialect_hint", "diff",
     "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
     "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
@@ -793,9 +793,14 @@ def _positive_count(value: int, name: str) -> None:
         raise UsageError(f"{name} must be a whole number, 1 or more")
 
 
+def history_store(store: str | None = None, endpoint: Endpoint | None = None) -> HistoryStore:
+    """The store `store` names (a `UsageError` for an address that is none), refused when it
+    is the checked target itself: the warehouse is only ever read, through its read-only
+    session. Nothing is connected to: the CLI asks before the run starts."""
+    return _history_store(store, endpoint)
+
+
 def _history_store(store: str | None, endpoint: Endpoint | None) -> HistoryStore:
-    """The store, refused when it is the checked target itself: the warehouse is only ever
-    read, through its read-only session."""
     from packata_sql import history
 
     chosen = history.locate(store)

@@ -23,7 +23,7 @@ from packata_sql.contracts.model import (
     SlaDescriptive,
     Sql,
 )
-from packata_sql.trends import History
+from packata_sql.trends import Anomaly, History, RuleTrend
 from packata_sql.values import to_decimal
 
 FORMAT = "packata-sql/report@1"
@@ -331,7 +331,51 @@ def report_document(report: Report) -> dict[str, Any]:
     }
     if report.declaration:  # evidence about the declaration itself (a policy's hash)
         document["declaration"] = report.declaration
+    if report.history is not None:  # `check --history`: the store and the runs it holds
+        document["history"] = history_document(report.history, rules=False)
+        for rule in document["rules"]:
+            trend = report.history.rule(rule["key"])
+            rule["history"] = trend_document(trend) if trend else None
     return document
+
+
+def history_document(history: History, *, rules: bool = True) -> dict[str, Any]:
+    """The history's store (no credentials), contract and runs, oldest first; with `rules`
+    each rule's trend (`packata-sql history --format json`)."""
+    document: dict[str, Any] = {
+        "store": history.store,
+        "contract": history.contract,
+        "runs": [{"run_id": run.run_id, "observed_at": run.observed_at, "passed": run.passed,
+                  "failed": run.failed, "other": run.other} for run in history.runs],
+    }
+    if rules:
+        document["rules"] = [{"key": trend.key, **trend_document(trend)}
+                             for trend in history.rules]
+    return document
+
+
+def trend_document(trend: RuleTrend) -> dict[str, Any]:
+    """One rule's runs: statuses oldest first, the current streak, changes and notes."""
+    return {
+        "statuses": list(trend.statuses),
+        "sparkline": trend.sparkline,
+        "values": [None if p.value is None else to_decimal(p.value) for p in trend.points],
+        "streak": len(trend.streak),
+        "last_changed_at": trend.last_changed_at,
+        "failing_since": trend.failing_since,
+        "new_failure": trend.new_failure,
+        "changes": trend.changes,
+        "flapping": trend.flapping,
+        "anomaly": _anomaly_document(trend.anomaly),
+    }
+
+
+def _anomaly_document(found: Anomaly | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {"value": to_decimal(found.value), "median": to_decimal(found.median),
+            "mad": to_decimal(found.mad), "low": to_decimal(found.low),
+            "high": to_decimal(found.high), "k": to_decimal(found.k), "runs": found.n}
 
 
 def _rule(result: RuleResult) -> dict[str, Any]:

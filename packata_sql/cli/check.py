@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from packata_sql import api
 from packata_sql.api import Contract, Endpoint, Report
+from packata_sql.errors import UsageError
 from packata_sql.render import render
 
 if TYPE_CHECKING:
@@ -91,6 +92,12 @@ def check_command(args: argparse.Namespace) -> int:
 
             print(plain(f"packata-sql: {notice}"), file=sys.stderr)
     endpoint = resolve_endpoint(contract, args.url, args.server, args.trust_environment)
+    store = _history_target(args)
+    if store is not None or args.history == "":
+        api.history_store(store, endpoint)  # a bad address or the warehouse itself: refused now
+    elif args.flag_anomalies:
+        raise UsageError("--flag-anomalies needs --history: anomalies are judged from the "
+                             "rule's earlier runs")
     check_writable(outputs)
     request = check_request(args, endpoint)
     observer, close = start(args.progress)
@@ -100,11 +107,31 @@ def check_command(args: argparse.Namespace) -> int:
         report = api.check_endpoint(contract, endpoint, replace(request, progress=observer))
     finally:
         close()
+    if args.history is not None:
+        report = keep_history(report, store, endpoint, args)
     if args.verbose:
         print_inspect_queries(report)
     fail_on_warning = args.fail_on == "warning"
     emit_all(report, fmt, outputs, fail_on_warning=fail_on_warning)
     return report.exit_code(fail_on_warning=fail_on_warning)
+
+
+def _history_target(args: argparse.Namespace) -> str | None:
+    """`--history TARGET`'s store; bare `--history` (and none) is None, the default store."""
+    return args.history or None
+
+
+def keep_history(report: Report, store: str | None, endpoint: Endpoint,
+                 args: argparse.Namespace) -> Report:
+    """The run appended to the store and the report given its history; a store that cannot
+    take it costs one warning line, never the verdict or the exit code."""
+    kept = api.check_with_history(report, store, endpoint=endpoint, last=args.history_last,
+                                  flag_anomalies=args.flag_anomalies)
+    if kept.warning:
+        from packata_sql.render.neutral import plain  # the store's path comes from the user
+
+        print(plain(f"packata-sql: warning: {kept.warning}"), file=sys.stderr)
+    return kept.report
 
 
 def print_inspect_queries(report: Report) -> None:

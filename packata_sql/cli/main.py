@@ -29,6 +29,8 @@ examples:
   packata-sql doctor contract.yaml --server prod
   packata-sql init --url duckdb:///warehouse.duckdb --object orders -o orders.yaml
   packata-sql diff old/orders.yaml orders.yaml --format markdown
+  packata-sql check contract.yaml --url duckdb:///warehouse.duckdb --history
+  packata-sql history --last 10
   packata-sql import sql schema.sql --dialect postgres -o contract.yaml
 
 exit codes:
@@ -168,6 +170,24 @@ def _observed_at(text: str) -> datetime:
     return moment
 
 
+def _runs(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10000:
+        raise argparse.ArgumentTypeError("must be a whole number of runs from 1 to 10000")
+    return int(text)
+
+
+def _days(text: str) -> int:
+    if not text.isdigit() or int(text) > 100000:
+        raise argparse.ArgumentTypeError("must be a whole number of days, 0 or more")
+    return int(text)
+
+
+def _history_arguments(command: argparse.ArgumentParser, dest: str = "history") -> None:
+    command.add_argument("--history", metavar="TARGET", dest=dest,
+                         help="the store: a SQLite path or sqlite:///FILE, postgresql://…, "
+                              "duckdb:///FILE (default: .packata/history.sqlite)")
+
+
 def _count(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 1000:
         raise argparse.ArgumentTypeError("must be a whole number from 0 to 1000")
@@ -240,6 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--dbt-project", metavar="DIR",
                        help="check the models this dbt project built in its last run "
                             "(reads DIR/target/manifest.json and run_results.json)")
+    check.add_argument("--history", nargs="?", const="", metavar="TARGET",
+                       help="keep the run in a history store and show each rule's trend: a "
+                            "SQLite path or sqlite:///FILE, postgresql://…, duckdb:///FILE "
+                            "(bare --history: .packata/history.sqlite)")
+    check.add_argument("--history-last", type=_runs, default=20, metavar="N",
+                       help="how many runs the report's history shows (default 20)")
+    check.add_argument("--flag-anomalies", action="store_true",
+                       help="with --history: note a value outside median ± 3·MAD of the "
+                            "rule's earlier values (7 at least); never changes a verdict")
 
     compile_ = commands.add_parser("compile", help="print each rule's plan without a database")
     compile_.add_argument("contract", type=_not_a_url)
@@ -329,6 +358,24 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--fail-on", choices=("warning",),
                       help="exit 1 on warning changes too")
 
+    history = commands.add_parser("history", help="each rule's trend from the run history "
+                                                  "(check --history keeps it)")
+    _history_arguments(history)
+    history.add_argument("--contract", metavar="ID", help="only this contract (its id, else "
+                                                          "its path as check was given it)")
+    history.add_argument("--rule", metavar="KEY", help="only this rule key")
+    history.add_argument("--last", type=_runs, default=20, metavar="N",
+                         help="how many runs per contract (default 20)")
+    history.add_argument("--format", choices=("table", "json"), default="table")
+    prune = history.add_subparsers(dest="history_command", parser_class=_Parser).add_parser(
+        "prune", help="delete old runs from the store, in one transaction")
+    _history_arguments(prune, "prune_store")  # its own dest: `history --history X prune`
+    keep = prune.add_mutually_exclusive_group(required=True)
+    keep.add_argument("--keep-days", type=_days, metavar="D",
+                      help="delete runs observed more than D days ago")
+    keep.add_argument("--keep-runs", type=_runs, metavar="N",
+                      help="keep each contract's newest N runs")
+
     demo = commands.add_parser("demo", help="build a demo DuckDB warehouse and check it")
     demo.add_argument("--format", choices=STDOUT_FORMATS, default="table")
     demo.add_argument("--rebuild", action="store_true", help="rebuild the demo warehouse")
@@ -389,6 +436,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from packata_sql.cli.diff import diff_command
 
             return diff_command(args)
+        if args.command == "history":
+            from packata_sql.cli.history import history_command
+
+            return history_command(args)
         if args.command == "doctor":
             from packata_sql.cli.doctor import doctor_command
 

@@ -9,7 +9,7 @@ from xml.etree import ElementTree
 
 from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import xml
-from packata_sql.render.words import value_text, why_text
+from packata_sql.render.words import history_notes, value_text, why_text
 from packata_sql.report import Report, RuleResult, Status
 
 
@@ -32,6 +32,9 @@ def _properties(suite: ElementTree.Element, report: Report) -> None:
                        "total_rules": selection.total, "select": json.dumps(list(selection.keys)),
                        "categories": " ".join(selection.categories)})
     values.update({f"declaration_{name}": value for name, value in report.declaration.items()})
+    if report.history is not None:
+        values.update({"history_store": report.history.store,
+                       "history_runs": len(report.history.runs)})
     for name, value in values.items():
         if value is not None:
             ElementTree.SubElement(properties, "property", {"name": name, "value": str(value)})
@@ -97,6 +100,9 @@ def _testcase(suite: ElementTree.Element, report: Report, result: RuleResult,
         if result.descriptive and report.accept_unexecutable:
             label += " (accepted unexecuted)"
         ElementTree.SubElement(case, "skipped", {"message": label})
+    notes = history_notes(report, result)
+    if notes:
+        out.append("history: " + " · ".join(notes))
     if result.sql:  # only with --show-sql
         out.append(result.sql)
     if out:

@@ -13,6 +13,7 @@ from packata_sql.render.words import (
     duration,
     expectation_shown,
     headline,
+    history_notes,
     identity,
     inspect_hint,
     label,
@@ -21,6 +22,7 @@ from packata_sql.render.words import (
     per_object,
     problem_lines,
     row_diagnostic,
+    runs_text,
     status_word,
     value_text,
 )
@@ -35,15 +37,18 @@ _ROW_HEAD = ["| status | rule | value | why |", "|---|---|---|---|"]
 _NBSP = "\u00a0"
 
 
-def _rule_cell(result: RuleResult) -> str:
-    """The label, the key when it differs, a SQL rule's description and a failed rule's
-    `inspect:` hint, one table cell."""
+def _rule_cell(report: Report, result: RuleResult) -> str:
+    """The label, the key when it differs, a SQL rule's description, its history notes and a
+    failed rule's `inspect:` hint, one table cell."""
     cell = markdown(label(result))
     if label(result) != result.key:
         cell += f"<br>{markdown_code(result.key, in_table=True)}"
     said = description(result)
     if said:
         cell += f"<br>*{markdown(said)}*"
+    notes = history_notes(report, result)
+    if notes:
+        cell += f"<br>**{markdown(' · '.join(notes))}**"
     hint = inspect_hint(result)
     if hint:
         cell += f"<br>{markdown_code(hint, in_table=True)}"
@@ -77,10 +82,10 @@ def _unbroken(text: str) -> str:
     return ", ".join(part.replace(" ", _NBSP) for part in text.split(", "))
 
 
-def _row(result: RuleResult) -> str:
+def _row(report: Report, result: RuleResult) -> str:
     """One rule: its value kept on one line (non-breaking spaces) and the expectation once,
     under it."""
-    rule = _rule_cell(result)
+    rule = _rule_cell(report, result)
     value = _unbroken(markdown(value_text(result)))
     expected = expectation_shown(result)
     if expected:
@@ -98,6 +103,9 @@ def _header(report: Report) -> list[str]:
               f"read-only: {markdown(report.read_only or 'not connected')}"]
     if report.elapsed_ms is not None:
         facts.append(f"duration {duration(report)}")
+    if report.history is not None:
+        facts.append(f"history {runs_text(len(report.history.runs))} in "
+                     f"{markdown_code(report.history.store)}")
     lines += [" · ".join(facts), ""]
     why_not = nothing_executed(report)
     if why_not:
@@ -143,14 +151,14 @@ def render_markdown(report: Report, *, limit: int = STEP_SUMMARY_LIMIT) -> str:
     budget = _Budget(limit - _RESERVE - sum(len(line.encode("utf-8")) + 1 for line in head))
     rows = ordered(report.results)
     objects = budget.take("object", _object_counts(report))  # one short line per object
-    attention = budget.take("rule", [(r.status.value, [_row(r)]) for r in rows
+    attention = budget.take("rule", [(r.status.value, [_row(report, r)]) for r in rows
                                      if r.status is not Status.PASSED])
     notes = budget.take("finding", [
         ("finding", [f"- {f.level.value} {markdown_code(f.code)} at "
                      f"{markdown(f.source_path + (f' (line {f.line})' if f.line else ''))}: "
                      f"{markdown(f.message)}"])
         for f in report.findings if f.level.value == "warning" or f.rule_key is None])
-    passed = budget.take("rule", [(r.status.value, [_row(r)]) for r in rows
+    passed = budget.take("rule", [(r.status.value, [_row(report, r)]) for r in rows
                                   if r.status is Status.PASSED])
 
     lines = [*head, *_truncation(budget.cut, limit)]

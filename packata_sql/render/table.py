@@ -20,12 +20,14 @@ from packata_sql.render.words import (
     duration,
     expectation_shown,
     headline,
+    history_notes,
     inspect_hint,
     label,
     nothing_executed,
     ordered,
     problem_lines,
     row_reason,
+    runs_text,
     status_word,
     value_text,
 )
@@ -93,9 +95,10 @@ class _Hint(_Key):
     _PARTS = re.compile(r"[^.\[ ]*(?:\[[^\]]*\])?[. ]?|.+")
 
 
-def _rule_cell(result: RuleResult) -> Group:
+def _rule_cell(report: Report, result: RuleResult) -> Group:
     """The label, the key beneath it when they differ, a SQL rule's description, the reason it
-    did not run cleanly, a failed rule's `inspect:` hint and, with --show-sql, the SQL."""
+    did not run cleanly, its history notes (`check --history`), a failed rule's `inspect:`
+    hint and, with --show-sql, the SQL."""
     parts: list[Text | _Key] = [Text(terminal(label(result)))]
     if label(result) != result.key:
         parts.append(_Key(result.key, "dim"))
@@ -104,6 +107,9 @@ def _rule_cell(result: RuleResult) -> Group:
         parts.append(Text(terminal(said), style="italic"))
     if result.status is not Status.FAILED and result.diagnostic is not None:
         parts.append(Text(terminal(row_reason(result)), style=_STYLES[result.status]))
+    notes = history_notes(report, result)
+    if notes:
+        parts.append(Text(terminal(" · ".join(notes)), style="yellow"))
     hint = inspect_hint(result)
     if hint:
         parts.append(_Hint(hint, "dim"))
@@ -135,7 +141,7 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
     table.add_column("rule", overflow="fold")
     table.add_column("measured", overflow="fold", justify="right", min_width=14)
     for result in ordered(report.results):
-        table.add_row(_status(result), _rule_cell(result), _measured_cell(result))
+        table.add_row(_status(result), _rule_cell(report, result), _measured_cell(result))
     for line in problem_lines(report):  # above the rows that say `not measured: see above`
         console.print(Text.assemble(("error", _STYLES[Status.ERROR]), terminal(f" {line}")))
     console.print(table)
@@ -168,4 +174,7 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
                                     terminal(", ".join(report.routes))))
     for advice in report.hardening:
         console.print(Text.assemble(("hardening", "yellow"), f" {terminal(advice)}"))
+    if report.history is not None:
+        console.print(Text(terminal(f"history: {runs_text(len(report.history.runs))} in "
+                                    f"{report.history.store}")))
     return buffer.getvalue()
