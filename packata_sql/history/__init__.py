@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from packata_sql.history.errors import StoreUnavailable
 from packata_sql.history.prune import Pruned
 from packata_sql.history.prune import prune as _prune
 from packata_sql.history.read import contracts, history, with_anomalies
@@ -23,7 +24,6 @@ from packata_sql.history.store import (
     DEFAULT_TIMEOUT_S,
     SPOOL_DIR,
     Store,
-    StoreUnavailable,
     locate,
     reading,
     writing,

@@ -23,7 +23,7 @@ from sqlalchemy import (
     select,
 )
 
-from packata_sql.errors import UsageError
+from packata_sql.history.errors import StoreUnavailable
 
 metadata = MetaData()
 
@@ -100,8 +100,9 @@ def migrate(connection: Connection, store: str, *, to: int = VERSION) -> int:
     newer packata-sql is refused (its tables may mean something this one does not know)."""
     current = stored_version(connection)
     if current > VERSION:
-        raise UsageError(f"the history store {store} is at schema version {current}, newer than "
-                         f"this packata-sql knows ({VERSION}): upgrade packata-sql to use it")
+        raise StoreUnavailable(f"the history store {store} is at schema version {current}, "
+                               f"newer than this packata-sql knows ({VERSION}): upgrade "
+                               "packata-sql to use it")
     if current == 0:
         version_table.create(connection)
         connection.execute(version_table.insert().values(version=0))

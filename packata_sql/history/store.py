@@ -17,7 +17,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
-from packata_sql.errors import PackataError, UsageError
+from packata_sql.errors import UsageError
+from packata_sql.history.errors import StoreUnavailable
 from packata_sql.history.schema import VERSION, migrate, stored_version
 
 DEFAULT_PATH = Path(".packata") / "history.sqlite"
@@ -28,11 +29,6 @@ DEFAULT_TIMEOUT_S = 10.0
 #: One constant for `pg_advisory_xact_lock`: the packata history's writers queue on it.
 _PG_LOCK = 0x7061636B  # "pack"
 _SCHEMES = "a path, sqlite:///FILE, postgresql://HOST/DATABASE or duckdb:///FILE"
-
-
-class StoreUnavailable(PackataError):
-    """The store could not be reached, was locked past the timeout or refused the write; the
-    message names the store (never a password, never the engine's text)."""
 
 
 @dataclass(frozen=True)
