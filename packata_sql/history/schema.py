@@ -14,7 +14,6 @@ from sqlalchemy import (
     Boolean,
     Column,
     Connection,
-    Index,
     Integer,
     MetaData,
     String,
@@ -78,7 +77,10 @@ def _create_tables(connection: Connection) -> None:
 
 
 def _index_runs_by_contract(connection: Connection) -> None:
-    Index("packata_runs_by_contract", runs.c.contract_id, runs.c.observed_at).create(connection)
+    # Plain DDL (the same on SQLite, PostgreSQL and DuckDB): an `Index` object would join the
+    # `runs` table and be created again by step 1 on a fresh store.
+    connection.exec_driver_sql("CREATE INDEX packata_runs_by_contract "
+                               "ON packata_runs (contract_id, observed_at)")
 
 
 #: Forward migrations: step i takes a store from version i to i + 1. Never edit a released
