@@ -68,6 +68,16 @@ def test_nothing_that_can_hold_a_row_value_sql_or_a_secret_reaches_the_store(pla
             assert planted.encode() not in data, (path, planted)  # ... and none of these
 
 
+def test_a_duckdb_store_keeps_runs_too(place: Path) -> None:
+    """`duckdb:///FILE` through duckdb-engine (SQLAlchemy's DuckDB dialect)."""
+    report = _report(place)
+    for _ in range(2):
+        api.record_run(report, "duckdb:///h.duckdb")
+    [found] = api.read_history("duckdb:///h.duckdb")
+    assert found.store == "duckdb:h.duckdb" and len(found.runs) == 2
+    assert api.prune_history("duckdb:///h.duckdb", keep_runs=1).runs == 1
+
+
 def test_an_older_store_is_migrated_and_a_newer_one_refused(place: Path) -> None:
     engine = create_engine(f"sqlite:///{place / 'old.sqlite'}")
     with engine.begin() as connection:
