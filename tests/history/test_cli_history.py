@@ -4,6 +4,7 @@ DuckDB warehouse and the default SQLite store (docs/cli.md, history)."""
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -81,3 +82,28 @@ def test_bad_arguments_and_a_missing_store_are_one_line_exit_3(place: Path, run:
         assert words in done.stderr, (args, done.stderr)
         assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
     assert not (place / ".packata" / "history.sqlite").exists()
+
+
+def _shape(value: Any) -> Any:
+    """The keys of a JSON document, recursively (lists by their first item)."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value and isinstance(value[0], dict | list) else []
+    return None
+
+
+def test_the_documented_history_json_has_the_real_shape(place: Path, run: Any) -> None:
+    """docs/cli.md's `history --format json` example: every key where the real output has it,
+    and the report's own `history` keys as it describes them."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    shown = re.search(r"`--format json` prints\n`packata-sql/history@1`:\n\n```json\n(.*?)```",
+                      page, re.DOTALL)
+    assert shown is not None
+    report = json.loads(run(*CHECK, "--history", "--format", "json").stdout)
+    real = json.loads(run("history", "--format", "json").stdout)
+    assert _shape(json.loads(shown.group(1))) == _shape(real)
+    assert report["history"].keys() == real["contracts"][0].keys() - {"rules"}
+    listed = re.search(r"each rule a `history` object \((.*?)\)", page, re.DOTALL)
+    assert listed is not None
+    assert re.findall(r"`(\w+)`", listed.group(1)) == list(report["rules"][0]["history"])
