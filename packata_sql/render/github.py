@@ -10,6 +10,7 @@ from packata_sql.render.neutral import github_data, github_property, plain
 from packata_sql.render.words import (
     description,
     headline,
+    history_notes,
     inspect_hint,
     label,
     value_text,
@@ -48,7 +49,8 @@ def render_github(report: Report) -> str:
         measured = value_text(result)
         message = why_text(result) + (f" (measured {measured})" if measured else "")
         said, hint = description(result), inspect_hint(result)
-        message += "".join(f"\n{line}" for line in (said, hint) if line)
+        trend = " · ".join(history_notes(report, result))  # `check --history`
+        message += "".join(f"\n{line}" for line in (said, trend, hint) if line)
         lines.append(_annotation(level, annotated, result.line,
                                  f"{result.status.value}: {label(result)}",
                                  f"{result.key}: {message}"))

@@ -39,6 +39,8 @@ def test_two_runs_with_the_data_changed_show_the_change(place: Path, run: Any) -
     assert "failing since" in third.stdout and "(2 runs)" in third.stdout
     junit = run(*CHECK, "--history", "--format", "junit")
     assert "history: failing since" in junit.stdout and "(3 runs)" in junit.stdout
+    github = run(*CHECK, "--history", "--format", "github")
+    assert "status_present: " in github.stdout and "%0Afailing since" in github.stdout
     only = run("history", "--format", "json", "--rule", "status_present", "--last", "1")
     [contract] = json.loads(only.stdout)["contracts"]
     assert contract["contract"] == "urn:history:orders" and len(contract["runs"]) == 1
@@ -48,7 +50,7 @@ def test_two_runs_with_the_data_changed_show_the_change(place: Path, run: Any) -
     assert json.loads(other.stdout)["contracts"][0]["runs"] == []
     pruned = run("history", "prune", "--keep-runs", "1")
     assert pruned.returncode == 0, pruned.stderr
-    assert "deleted 3 run(s) beyond each contract's newest 1 and their 21 rule result(s); " \
+    assert "deleted 4 run(s) beyond each contract's newest 1 and their 28 rule result(s); " \
         "1 run(s) kept" in pruned.stdout
     assert len(json.loads(run("history", "--format", "json").stdout)
                ["contracts"][0]["runs"]) == 1
