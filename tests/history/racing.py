@@ -3,6 +3,7 @@ here and the PostgreSQL one in integration/)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ def race(place: Path, store: str, writers: int = 4) -> list[str]:
         [sys.executable, str(WRITER), str(place / "orders.yaml"),
          f"duckdb:///{place / 'w.duckdb'}", store], cwd=place, stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={"PYTHONPATH": str(ROOT), **_environment()}) for _ in range(writers)]
+        env={**os.environ, "PYTHONPATH": str(ROOT)}) for _ in range(writers)]
     try:
         for process in processes:
             assert process.stdout is not None and process.stdout.readline() == "ready\n"
@@ -35,9 +36,3 @@ def race(place: Path, store: str, writers: int = 4) -> list[str]:
         for process in processes:
             if process.poll() is None:
                 process.kill()
-
-
-def _environment() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)
