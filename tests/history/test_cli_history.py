@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from tests.history.conftest import BAD, CHECK, write_warehouse
+from tests.history.conftest import BAD, CHECK, GOOD, write_warehouse
 
 
 def test_two_runs_with_the_data_changed_show_the_change(place: Path, run: Any) -> None:
@@ -109,3 +109,14 @@ def test_the_documented_history_json_has_the_real_shape(place: Path, run: Any) -
     listed = re.search(r"each rule a `history` object \((.*?)\)", page, re.DOTALL)
     assert listed is not None
     assert re.findall(r"`(\w+)`", listed.group(1)) == list(report["rules"][0]["history"])
+
+
+def test_a_rule_that_keeps_changing_is_marked_flapping(place: Path, run: Any) -> None:
+    """passed, failed, passed, failed: three changes in four runs (docs/semantics.md 6)."""
+    for rows in (GOOD, BAD, GOOD, BAD):
+        write_warehouse(place / "w.duckdb", rows)
+        done = run(*CHECK, "--history", "--select", "status_present")
+    assert "new failure · flapping (3 changes in 4 runs)" in done.stdout
+    table = run("history", "--rule", "status_present").stdout
+    row = next(line for line in table.splitlines() if "status_present" in line)
+    assert "▁█▁█" in row and "flapping (3 changes in 4 runs)" in row
