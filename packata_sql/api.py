@@ -814,12 +814,16 @@ _LOCAL_HOSTS = frozenset({None, "", "localhost", "127.0.0.1", "::1"})
 
 
 def _same_database(store: HistoryStore, endpoint: Endpoint) -> bool:
-    if endpoint.engine in ("duckdb", "sqlite"):
+    """The store's file is the target's file, or its server and database are the target's
+    (a store family the target's engine reads by URL scheme, from the registry)."""
+    spec = engines.spec(endpoint.engine)
+    if spec.kind == engines.FILE:
         return not endpoint.in_memory and store.same_file(Path(endpoint.database))
-    if store.family != "postgresql" or endpoint.engine != "postgres":
+    if store.path is not None or store.family not in spec.url_schemes:
         return False
     url = store.url
     host = url.host if url.host not in _LOCAL_HOSTS else "localhost"
     other = endpoint.host if endpoint.host not in _LOCAL_HOSTS else "localhost"
-    return (host, url.port or 5432, url.database) == (other, endpoint.port or 5432,
+    port = spec.default_port
+    return (host, url.port or port, url.database) == (other, endpoint.port or port,
                                                        endpoint.database)

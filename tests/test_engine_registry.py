@@ -179,6 +179,9 @@ JUSTIFIED = {
     ("packata_sql/dialects/regex.py", "postgres"): "the name of a regex flavor",
     ("packata_sql/sessions/mysql.py", "mssql"): "a MySQL sql_mode (MSSQL)",
     ("packata_sql/sessions/mysql.py", "postgresql"): "a MySQL sql_mode (POSTGRESQL)",
+    **{("packata_sql/history/store.py", word): "the history store's SQLAlchemy backends: "
+       "where runs are kept, never a checked engine" for word in
+       ("sqlite", "duckdb", "postgresql", "postgres")},
 }
 
 
