@@ -59,19 +59,23 @@ def with_history(report: Report, rules: Sequence[RuleTrend],
     return dataclasses.replace(report, history=History(store, tuple(rules), counts(rules)))
 
 
+def check_report(place: Path, contract: dict[str, object] | None = None) -> Report:
+    """A real check of TREND_CONTRACT (or `contract`) on a DuckDB file in `place`."""
+    database = place / "shop.duckdb"
+    if not database.exists():
+        connection = duckdb.connect(str(database))
+        connection.execute("CREATE TABLE people AS SELECT * FROM (VALUES ('a@x'), (NULL),"
+                           " ('b@y')) t(email)")
+        connection.close()
+    path = place / "c.yaml"
+    path.write_text(yaml.safe_dump(contract or TREND_CONTRACT, allow_unicode=True,
+                                   sort_keys=False), encoding="utf-8")
+    return packata_sql.check(packata_sql.load(path), Endpoint("duckdb", str(database)),
+                             observed_at=OBSERVED)
+
+
 @pytest.fixture
 def checked(tmp_path: Path) -> Callable[..., Report]:
-    """A real check of TREND_CONTRACT (optionally changed) on a DuckDB file."""
     def check(contract: dict[str, object] | None = None) -> Report:
-        database = tmp_path / "shop.duckdb"
-        if not database.exists():
-            connection = duckdb.connect(str(database))
-            connection.execute("CREATE TABLE people AS SELECT * FROM (VALUES ('a@x'), (NULL),"
-                               " ('b@y')) t(email)")
-            connection.close()
-        path = tmp_path / "c.yaml"
-        path.write_text(yaml.safe_dump(contract or TREND_CONTRACT, allow_unicode=True,
-                                       sort_keys=False), encoding="utf-8")
-        return packata_sql.check(packata_sql.load(path), Endpoint("duckdb", str(database)),
-                                 observed_at=OBSERVED)
+        return check_report(tmp_path, contract)
     return check
