@@ -9,7 +9,7 @@ from __future__ import annotations
 from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import html as escape
 from packata_sql.render.svg import COLOURS, runs_chart, sparkline
-from packata_sql.render.trend_words import anomaly_note, runs_said, trend_notes, trend_said
+from packata_sql.render.trend_words import runs_said, trend_said
 from packata_sql.render.words import (
     description,
     duration,
@@ -25,6 +25,7 @@ from packata_sql.render.words import (
     problem_lines,
     row_diagnostic,
     status_word,
+    trend_notes,
     value_text,
 )
 from packata_sql.report import Report, RuleResult, Status
@@ -43,7 +44,7 @@ td.count,th.count{text-align:right}table.objects{width:auto}
 .about code{color:inherit}
 """
 _TREND_STYLE = """td.trend svg{display:block;margin:.2rem 0}.note{display:block;font-size:.85em}
-.note.new{font-weight:bold}.note.anomaly{color:#6d4c41}.legend{font-size:.85em;color:#555}
+.legend{font-size:.85em;color:#555}
 """
 _LEGEND = ("Each run's rules: passed (filled) and other statuses (outlined) above the line, "
            "failed below it. A rule's trend, oldest left: a low bar passed, a full bar failed, "
@@ -110,14 +111,11 @@ def _rule_cell(result: RuleResult) -> str:
 
 
 def _trend_cell(trend: RuleTrend | None) -> str:
-    """The rule's sparkline and its notes; the anomaly is a note too, never a status."""
+    """The rule's sparkline and its notes; an anomaly is one of them, never a status."""
     if trend is None:
         return '<td class="trend"><span class="note">no earlier runs</span></td>'
-    notes = [f'<span class="note{" new" if note == "new failure" else ""}">{escape(note)}</span>'
-             for note in trend_notes(trend)]
-    if trend.anomaly is not None:
-        notes.append(f'<span class="note anomaly">{escape(anomaly_note(trend.anomaly))}</span>')
-    return f'<td class="trend">{sparkline(trend, trend_said(trend))}{"".join(notes)}</td>'
+    notes = "".join(f'<span class="note">{escape(note)}</span>' for note in trend_notes(trend))
+    return f'<td class="trend">{sparkline(trend, trend_said(trend))}{notes}</td>'
 
 
 def _object_tables(report: Report) -> str:

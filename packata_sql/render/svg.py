@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from packata_sql.render.neutral import html as escape
 from packata_sql.render.trend_words import MAX_DRAWN, run_counts
+from packata_sql.render.words import moment_text
 from packata_sql.trends import RuleTrend, RunCounts
 
 #: The report's colour per status word (the HTML report's status cells use the same).
@@ -91,7 +92,7 @@ def runs_chart(runs: Sequence[RunCounts], said: str) -> str:
         if failed:
             bars.append(f'<rect class="failed" x="{x}" y="{line}" width="{bar}" '
                         f'height="{failed}" fill="{COLOURS["failed"]}"/>')
-        parts.append(f"<g><title>{escape(run.observed_at)}: {run_counts(run)}</title>"
+        parts.append(f"<g><title>{escape(moment_text(run.observed_at))}: {run_counts(run)}</title>"
                      f"{''.join(bars)}</g>")
     bottom = line + round(down * scale)
     text = 'font-size="11" fill="#222"'
@@ -112,10 +113,10 @@ def runs_chart(runs: Sequence[RunCounts], said: str) -> str:
                      f'{text}>{newest.failed} failed</text>')
         times = CHART_TOP + CHART_PLOT + 24
         parts.append(f'<text x="{CHART_LEFT}" y="{times}" {text}>'
-                     f"{escape(runs[0].observed_at)}</text>")
+                     f"{escape(moment_text(runs[0].observed_at))}</text>")
         if len(runs) > 1:
             parts.append(f'<text x="{max(right, CHART_LEFT + TIMES_APART)}" y="{times}" '
                          f'text-anchor="end" {text}>'
-                         f"{escape(newest.observed_at)}</text>")
+                         f"{escape(moment_text(newest.observed_at))}</text>")
     width = max(right, CHART_LEFT + TIMES_APART) + CHART_RIGHT
     return _image(width, CHART_TOP + CHART_PLOT + 30, said, "".join(parts), "runs")

@@ -9,6 +9,7 @@ import shlex
 from packata_sql.contracts.durations import age_text
 from packata_sql.contracts.model import Severity
 from packata_sql.report import SLA_DESCRIPTIVE, Outcome, Report, RuleResult, Status, grouped
+from packata_sql.trends import Anomaly, RuleTrend
 from packata_sql.values import format_value
 
 #: The key a rule without an `id` gets: its place (`schema[orders].quality[2]`).
@@ -254,3 +255,46 @@ def diagnostic_text(result: RuleResult) -> str:
     if result.diagnostic is None:
         return ""
     return f"{result.diagnostic.code}: {result.diagnostic.message}"
+
+
+def runs_text(count: int) -> str:
+    return f"{count} run" if count == 1 else f"{count} runs"
+
+
+def moment_text(observed_at: str) -> str:
+    """A stored observation time as people read it: `2026-12-01 08:00:00 UTC` (the store
+    keeps microseconds so that text order is time order; whole seconds drop them)."""
+    text = observed_at.replace("T", " ", 1)
+    for tail in (".000000+00:00", "+00:00"):
+        if text.endswith(tail):
+            return text.removesuffix(tail) + " UTC"
+    return text
+
+
+def anomaly_text(found: Anomaly) -> str:
+    """`value 40 outside the usual range 9–11 over the last 8 runs`."""
+    return (f"value {format_value(found.value)} outside the usual range "
+            f"{format_value(found.low)}–{format_value(found.high)} over the last {found.n} runs")
+
+
+def trend_notes(trend: RuleTrend | None) -> list[str]:
+    """What a rule's history says beside its verdict (docs/semantics.md, run history):
+    `failing since <time> (N runs)`, `new failure`, `flapping`, the anomaly note."""
+    if trend is None:
+        return []
+    notes: list[str] = []
+    since = trend.failing_since
+    if trend.new_failure:
+        notes.append("new failure")
+    elif since is not None:
+        notes.append(f"failing since {moment_text(since)} ({runs_text(len(trend.streak))})")
+    if trend.flapping:
+        notes.append(f"flapping ({trend.changes} changes in {len(trend.points)} runs)")
+    if trend.anomaly is not None:
+        notes.append(anomaly_text(trend.anomaly))
+    return notes
+
+
+def history_notes(report: Report, result: RuleResult) -> list[str]:
+    """A rule's trend notes in a `check --history` report (none without history)."""
+    return trend_notes(report.history.rule(result.key)) if report.history else []

@@ -31,8 +31,9 @@ OBSERVED = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 
 
 def run_time(index: int) -> str:
-    """The observation time of run `index` (0 the oldest), one hour apart."""
-    return f"2026-12-0{1 + index // 24}T{index % 24:02d}:00:00Z"
+    """The observation time of run `index` (0 the oldest), one hour apart, as the store keeps
+    it (UTC, microseconds)."""
+    return f"2026-12-0{1 + index // 24}T{index % 24:02d}:00:00.000000+00:00"
 
 
 def trend(key: str, statuses: Sequence[str], values: Sequence[Fraction | None] = (),

@@ -235,11 +235,11 @@ def test_html_trend_shows_the_turn_to_failed_in_chromium(tmp_path: Path) -> None
     boxes = {key: (said, left, top) for key, said, left, top in
              json.loads(html.unescape(found.group(1)))}
     said, left, top = boxes["emails"]
-    assert said == ("failed in the last 3 of 8 runs, since 2026-12-01T05:00:00Z; "
+    assert said == ("failed in the last 3 of 8 runs, since 2026-12-01 05:00:00 UTC; "
                     "5 passed, 3 failed")
     assert boxes["rows"][0] == "passed in all 8 runs"
     assert boxes["chart"][0].startswith("rules by status in the last 8 runs, from "
-                                        "2026-12-01T00:00:00Z to 2026-12-01T07:00:00Z: the "
+                                        "2026-12-01 00:00:00 UTC to 2026-12-01 07:00:00 UTC: the "
                                         "newest 2 passed, 1 failed, 0 other")
 
     shot = tmp_path / "shot.png"

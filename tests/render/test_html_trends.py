@@ -72,7 +72,7 @@ def test_a_rule_that_turned_draws_its_failures_full_and_its_passes_low(checked):
     emails = pictures(rule_rows(text)["emails"], "sparkline")
     assert len(emails) == 1
     image = emails[0]
-    said = "failed in the last 3 of 8 runs, since 2026-12-01T05:00:00Z; 5 passed, 3 failed"
+    said = "failed in the last 3 of 8 runs, since 2026-12-01 05:00:00 UTC; 5 passed, 3 failed"
     assert image.get("role") == "img" and image.get("aria-label") == said
     assert image.findtext(f"{SVG}title") == said
     paths = {path.get("class"): path for path in image.iter(f"{SVG}path")}
@@ -111,14 +111,13 @@ def test_notes_say_since_when_new_failures_and_flapping_and_never_change_a_statu
     rows = rule_rows(render_html(with_history(report, rules)))
     notes = {key: re.findall(r'<span class="note[^"]*">(.*?)</span>', row)
              for key, row in rows.items()}
-    assert notes["emails"] == ["failing since 2026-12-01T05:00:00Z (3 runs)"]
+    assert notes["emails"] == ["failing since 2026-12-01 05:00:00 UTC (3 runs)"]
     assert notes["unique"] == ["flapping (3 changes in 5 runs)"]
-    assert notes["rows"] == ["value 3 outside the usual range 97–103 over the last 7 runs "
-                             "(median 100 ± 3·MAD 1)"]
+    assert notes["rows"] == ["value 3 outside the usual range 97–103 over the last 7 runs"]
     assert notes["schema[people].properties[email].present"] == ["no earlier runs"]
     assert re.findall(r'<span class="note[^"]*">(.*?)</span>',
                       rule_rows(render_html(with_history(report, new)))["emails"]) == [
-        "failing since 2026-12-01T04:00:00Z (1 run)", "new failure"]
+        "new failure"]
     # The anomaly is a note: the rule still passed, the outcome is what it was.
     assert '<td class="status" style="color:#2e7d32">passed</td>' in rows["rows"]
     drawn = render_html(with_history(report, rules))
@@ -132,15 +131,15 @@ def test_the_chart_counts_each_run_and_hangs_failures_below_its_line(checked):
     text = render_html(with_history(checked(), rules))
     assert text.index('<h2 id="trend">') < text.index("<h2>people</h2>")  # above the rules
     (chart,) = pictures(text, "runs")
-    said = ("rules by status in the last 8 runs, from 2026-12-01T00:00:00Z to "
-            "2026-12-01T07:00:00Z: the newest 2 passed, 1 failed, 0 other; failures in 3 of "
+    said = ("rules by status in the last 8 runs, from 2026-12-01 00:00:00 UTC to "
+            "2026-12-01 07:00:00 UTC: the newest 2 passed, 1 failed, 0 other; failures in 3 of "
             "the 8 runs")
     assert chart.get("role") == "img" and chart.get("aria-label") == said
     assert chart.findtext(f"{SVG}title") == said
     runs = list(chart.iter(f"{SVG}g"))
     assert [run.findtext(f"{SVG}title") for run in runs][-2:] == [
-        "2026-12-01T06:00:00Z: 1 passed, 1 failed, 1 other",
-        "2026-12-01T07:00:00Z: 2 passed, 1 failed, 0 other"]
+        "2026-12-01 06:00:00 UTC: 1 passed, 1 failed, 1 other",
+        "2026-12-01 07:00:00 UTC: 2 passed, 1 failed, 0 other"]
     bars = [{rect.get("class"): rect for rect in run.iter(f"{SVG}rect")} for run in runs]
     line = float(bars[0]["passed"].get("y", "0")) + float(bars[0]["passed"].get("height", "0"))
     assert [sorted(bar) for bar in bars] == [["passed"]] * 5 + [["failed", "passed"]] + [
@@ -152,8 +151,8 @@ def test_the_chart_counts_each_run_and_hangs_failures_below_its_line(checked):
     assert [float(bar["passed"].get("height", "0")) for bar in bars] == [90] * 5 + [60, 30, 60]
     assert float(bars[-1]["failed"].get("height", "0")) == 30
     words = [t.text for t in chart.iter(f"{SVG}text")]
-    assert words[-5:] == ["2 passed", "0 other", "1 failed", "2026-12-01T00:00:00Z",
-                          "2026-12-01T07:00:00Z"]
+    assert words[-5:] == ["2 passed", "0 other", "1 failed", "2026-12-01 00:00:00 UTC",
+                          "2026-12-01 07:00:00 UTC"]
 
 
 def test_a_long_history_draws_the_newest_fifty_and_says_so(checked):
@@ -163,9 +162,9 @@ def test_a_long_history_draws_the_newest_fifty_and_says_so(checked):
     image = pictures(rule_rows(text)["emails"], "sparkline")[0]
     assert sum(len(rects(path)) for path in image.iter(f"{SVG}path")) == MAX_DRAWN
     assert image.get("aria-label") == ("failed in the last 70 of 80 runs, since "
-                                       "2026-12-01T10:00:00Z; 70 failed, 10 passed "
+                                       "2026-12-01 10:00:00 UTC; 70 failed, 10 passed "
                                        "(the newest 50 drawn)")
-    assert "failing since 2026-12-01T10:00:00Z (70 runs)" in text
+    assert "failing since 2026-12-01 10:00:00 UTC (70 runs)" in text
     (chart,) = pictures(text, "runs")
     assert len(list(chart.iter(f"{SVG}g"))) == MAX_DRAWN
     assert "(the newest 50 drawn)" in (chart.get("aria-label") or "")
