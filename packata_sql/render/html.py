@@ -24,6 +24,7 @@ from packata_sql.render.words import (
     per_object,
     problem_lines,
     row_diagnostic,
+    runs_text,
     status_word,
     trend_notes,
     value_text,
@@ -140,9 +141,8 @@ def _object_tables(report: Report) -> str:
 
 def _runs(history: History) -> str:
     """Above the rules: where the history is kept and each run's counts, drawn and said."""
-    shown = len(history.runs)
     return (f'<h2 id="trend">trend</h2><p class="history">history <code>{escape(history.store)}'
-            f"</code> · the last {shown} run{'' if shown == 1 else 's'}</p>"
+            f"</code> · the last {runs_text(len(history.runs))}</p>"
             f"{runs_chart(history.runs, runs_said(history.runs))}"
             f'<p class="legend">{_LEGEND}</p>')
 

@@ -179,6 +179,16 @@ def test_the_report_with_history_is_one_self_contained_file(checked):
     assert "url(" not in text and "@import" not in text and "@font-face" not in text
 
 
+def test_an_empty_history_draws_an_empty_chart_and_no_sparkline(checked):
+    """A store that holds no run of this contract yet (the API may attach one)."""
+    text = render_html(dataclasses.replace(checked(), history=History("s", (), ())))
+    (chart,) = pictures(text, "runs")
+    assert chart.get("aria-label") == "no runs" and not list(chart.iter(f"{SVG}rect"))
+    assert not pictures(text, "sparkline")
+    assert text.count('<span class="note">no earlier runs</span>') == 4
+    assert "the last 0 runs" in text
+
+
 HOSTILE = "</title><script>alert(1)</script>\"' ]]> <![CDATA[x]]> \x07\x1b[2J\u202e&amp;"
 #: What a browser, a terminal or a log viewer would act on.
 ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
