@@ -36,7 +36,8 @@ def without_version(text: str) -> str:
 
 def test_without_history_the_report_is_the_one_of_before_byte_for_byte(checked):
     """The golden file is what `render_html` wrote before trends existed (commit "tests: the
-    HTML report without history, as a golden file")."""
+    HTML report without history, as a golden file"). A deliberate change to the report
+    without history rewrites it: `without_version(render_html(fixed(report)))`."""
     text = without_version(render_html(fixed(checked())))
     assert text == GOLDEN.read_text(encoding="utf-8")
 
