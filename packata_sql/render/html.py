@@ -1,11 +1,15 @@
 """A static, self-contained HTML report (no script, no network): a header naming the contract,
 its version and the packata-sql release, the summary, a small SVG chart of rule statuses,
-per-object counts and one table per object, each rule's value on one line."""
+per-object counts and one table per object, each rule's value on one line. With a run history
+(`check --history`), a chart of each run's counts above the rules and a trend column: the
+rule's sparkline and its notes (failing since, new failure, flapping, an anomaly)."""
 
 from __future__ import annotations
 
 from packata_sql.contracts.model import Severity
 from packata_sql.render.neutral import html as escape
+from packata_sql.render.svg import COLOURS, runs_chart, sparkline
+from packata_sql.render.trend_words import runs_said, trend_said
 from packata_sql.render.words import (
     description,
     duration,
@@ -20,13 +24,15 @@ from packata_sql.render.words import (
     per_object,
     problem_lines,
     row_diagnostic,
+    runs_text,
     status_word,
+    trend_notes,
     value_text,
 )
 from packata_sql.report import Report, RuleResult, Status
+from packata_sql.trends import History, RuleTrend
 
-_COLOURS = {Status.PASSED: "#2e7d32", Status.FAILED: "#c62828", Status.ERROR: "#8e24aa",
-            Status.INCONCLUSIVE: "#f9a825", Status.SKIPPED: "#9e9e9e"}
+_COLOURS = {status: COLOURS[status.value] for status in Status}
 _WARNING = "#ef6c00"
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
@@ -38,6 +44,12 @@ text-align:left;vertical-align:top}code{font-size:.85em;color:#555}
 td.count,th.count{text-align:right}table.objects{width:auto}
 .about code{color:inherit}
 """
+_TREND_STYLE = """td.trend svg{display:block;margin:.2rem 0}.note{display:block;font-size:.85em}
+.legend{font-size:.85em;color:#555}
+"""
+_LEGEND = ("Each run's rules: passed (filled) and other statuses (outlined) above the line, "
+           "failed below it. A rule's trend, oldest left: a low bar passed, a full bar failed, "
+           "an outlined bar an error, a half bar inconclusive, a dash skipped.")
 _OUTCOME_COLOURS = {"pass": "#2e7d32", "warn": _WARNING, "fail": "#c62828", "incomplete": "#f9a825"}
 
 
@@ -99,20 +111,40 @@ def _rule_cell(result: RuleResult) -> str:
     return cell
 
 
+def _trend_cell(trend: RuleTrend | None) -> str:
+    """The rule's sparkline and its notes; an anomaly is one of them, never a status."""
+    if trend is None:
+        return '<td class="trend"><span class="note">no earlier runs</span></td>'
+    notes = "".join(f'<span class="note">{escape(note)}</span>' for note in trend_notes(trend))
+    return f'<td class="trend">{sparkline(trend, trend_said(trend))}{notes}</td>'
+
+
 def _object_tables(report: Report) -> str:
     groups: dict[str, list[RuleResult]] = {}
     for result in ordered(report.results):
         groups.setdefault(object_of(result), []).append(result)
+    history = report.history
+    trends = {trend.key: trend for trend in history.rules} if history is not None else {}
+    trend_head = "<th>trend</th>" if history is not None else ""
     parts = []
     for name, results in groups.items():
         rows = "".join(
             f'<tr><td class="status" style="color:{_colour(r)}">{escape(status_word(r))}</td>'
             f"<td>{_rule_cell(r)}</td>"
             f'<td class="value">{_value(r)}</td>'
-            f"<td>{escape(row_diagnostic(r))}</td></tr>" for r in results)
+            + (_trend_cell(trends.get(r.key)) if history is not None else "")
+            + f"<td>{escape(row_diagnostic(r))}</td></tr>" for r in results)
         parts.append(f"<h2>{escape(name)}</h2><table><tr><th>status</th><th>rule</th>"
-                     f"<th>value</th><th>why</th></tr>{rows}</table>")
+                     f"<th>value</th>{trend_head}<th>why</th></tr>{rows}</table>")
     return "".join(parts)
+
+
+def _runs(history: History) -> str:
+    """Above the rules: where the history is kept and each run's counts, drawn and said."""
+    return (f'<h2 id="trend">trend</h2><p class="history">history <code>{escape(history.store)}'
+            f"</code> · the last {runs_text(len(history.runs))}</p>"
+            f"{runs_chart(history.runs, runs_said(history.runs))}"
+            f'<p class="legend">{_LEGEND}</p>')
 
 
 def render_html(report: Report) -> str:
@@ -129,10 +161,13 @@ def render_html(report: Report) -> str:
                     for line in problem_lines(report))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>packata-sql · {escape(report.contract)}</title><style>{_STYLE}</style></head>"
+        f"<title>packata-sql · {escape(report.contract)}</title>"
+        f"<style>{_STYLE}{_TREND_STYLE if report.history is not None else ''}</style></head>"
         f"<body><h1>packata-sql · {escape(report.contract)}</h1>"
         f'<p class="about" id="about">{about}</p>'
         f'<p id="summary"><span class="outcome" style="background:{_OUTCOME_COLOURS[outcome]}">'
         f"{escape(headline(report))}</span></p><p>{escape(' · '.join(facts))}</p>{note}"
-        f"{_chart(report)}{_object_counts(report)}{_object_tables(report)}</body></html>\n"
+        f"{_chart(report)}{_object_counts(report)}"
+        f"{_runs(report.history) if report.history is not None else ''}"
+        f"{_object_tables(report)}</body></html>\n"
     )

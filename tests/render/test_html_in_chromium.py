@@ -194,3 +194,84 @@ def test_html_header_counts_and_values_on_one_line_in_chromium(tmp_path: Path) -
     assert ["33.333333 % (1 of 3)", 1] in measured and ["50000 rows", 1] in measured
     assert all(lines == 1 for _, lines in measured), measured
     assert any(lines > 1 for _, lines in _lines(control))  # the window does squeeze them
+
+
+#: Runs in a copy of the report only: where Chromium laid out each trend picture.
+BOXES = """<script>document.body.dataset.boxes = JSON.stringify(
+  [...document.querySelectorAll("svg.sparkline, svg.runs")].map(s => {
+    const box = s.getBoundingClientRect(), row = s.closest("tr");
+    return [row ? row.querySelector("code").textContent : "chart", s.getAttribute("aria-label"),
+            box.left, box.top];}));
+</script>"""
+WINDOW = "--window-size=1100,1500"
+PASS_GREEN = (0x2E, 0x7D, 0x32)
+
+
+def _grey(pixel: bytes) -> float:
+    """What a greyscale print or a colour-blind reader keeps of a pixel: its luminance."""
+    return 0.2126 * pixel[0] + 0.7152 * pixel[1] + 0.0722 * pixel[2]
+
+
+def test_html_trend_shows_the_turn_to_failed_in_chromium(tmp_path: Path) -> None:
+    """A rule that passed five runs and failed the last three: Chromium paints its three
+    newest sparkline bars full height in the fail colour where the earlier five are low green
+    bars (so in grey they differ by height), and the chart's newest run has its failed segment
+    below the line; the aria labels are in the DOM as words."""
+    chromium()
+    from packata_sql.render.html import render_html
+    from packata_sql.render.svg import BAR, CHART_PLOT, CHART_TOP, STEP
+    from tests.render.conftest import check_report, trend, with_history
+
+    turned = ["passed"] * 5 + ["failed"] * 3
+    report = with_history(check_report(tmp_path), [
+        trend("emails", turned), trend("rows", ["passed"] * 8), trend("unique", ["passed"] * 8)])
+    page, probe = tmp_path / "report.html", tmp_path / "probe.html"
+    text = render_html(report)
+    page.write_text(text, encoding="utf-8")
+    probe.write_text(text.replace("</body>", BOXES + "</body>"), encoding="utf-8")
+    dom = _browser(WINDOW, "--force-device-scale-factor=1", "--dump-dom", probe.as_uri()).stdout
+    found = re.search(r'data-boxes="([^"]*)"', dom)
+    assert found, dom[-500:]
+    boxes = {key: (said, left, top) for key, said, left, top in
+             json.loads(html.unescape(found.group(1)))}
+    said, left, top = boxes["emails"]
+    assert said == ("failed in the last 3 of 8 runs, since 2026-12-01 05:00:00 UTC; "
+                    "5 passed, 3 failed")
+    assert boxes["rows"][0] == "passed in all 8 runs"
+    assert boxes["chart"][0].startswith("rules by status in the last 8 runs, from "
+                                        "2026-12-01 00:00:00 UTC to 2026-12-01 07:00:00 UTC: the "
+                                        "newest 2 passed, 1 failed, 0 other")
+
+    shot = tmp_path / "shot.png"
+    _browser(WINDOW, "--force-device-scale-factor=1", "--hide-scrollbars",
+             f"--screenshot={shot}", page.as_uri())
+    _, channels, rows = _pixels(shot.read_bytes())
+
+    def pixel(x: float, y: float) -> bytes:
+        column = int(x) * channels
+        return rows[int(y)][column:column + 3]
+
+    for index in range(8):
+        middle = left + index * STEP + BAR / 2
+        high, low = pixel(middle, top + 3), pixel(middle, top + 14)
+        if index < 5:  # a pass: a low green bar, nothing painted above it
+            assert low == bytes(PASS_GREEN) and _grey(high) > 250, (index, high, low)
+        else:  # a failure: the full bar, in the fail colour
+            assert high == low == bytes(FAIL_RED), (index, high, low)
+            assert _grey(high) < 128
+
+    # The chart: 3 rules up (the runs that all passed) and 1 down share its height; the newest
+    # run's failed segment hangs below the line, its passed one stands above it.
+    chart = re.search(r'<svg [^>]*class="runs".*?</svg>', text, re.S)
+    assert chart
+    bars = re.findall(r'<rect class="(\w+)" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" '
+                      r'height="([\d.]+)"', chart.group())
+    newest = {kind: tuple(float(v) for v in rest) for kind, *rest in bars[-2:]}
+    assert set(newest) == {"passed", "failed"}
+    line = CHART_TOP + CHART_PLOT * 3 / 4
+    x, y, w, h = newest["failed"]
+    assert y == line and h == CHART_PLOT / 4
+    _, chart_left, chart_top = boxes["chart"]
+    assert pixel(chart_left + x + w / 2, chart_top + y + h / 2) == bytes(FAIL_RED)
+    assert pixel(chart_left + x + w / 2, chart_top + line - 10) == bytes(PASS_GREEN)
+    assert _grey(pixel(chart_left + x + w / 2, chart_top + line + h + 6)) > 250  # just below it
