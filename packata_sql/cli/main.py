@@ -140,6 +140,16 @@ def _not_a_url(text: str) -> str:
     return text
 
 
+def _history_target(text: str) -> str:
+    """`--history` takes an optional value, so `check --history contract.yaml` would read the
+    contract as the store: a declaration's name there is refused with the fix."""
+    if "://" not in text and text.lower().endswith((".yaml", ".yml", ".json")):
+        raise argparse.ArgumentTypeError(
+            "this looks like a contract, not a history store: put --history after the "
+            "contract, or give the store as --history=FILE.sqlite")
+    return text
+
+
 def _positive(text: str) -> float:
     try:
         value = float(text)
@@ -260,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--dbt-project", metavar="DIR",
                        help="check the models this dbt project built in its last run "
                             "(reads DIR/target/manifest.json and run_results.json)")
-    check.add_argument("--history", nargs="?", const="", metavar="TARGET",
+    check.add_argument("--history", nargs="?", const="", metavar="TARGET", type=_history_target,
                        help="keep the run in a history store and show each rule's trend: a "
                             "SQLite path or sqlite:///FILE, postgresql://…, duckdb:///FILE "
                             "(bare --history: .packata/history.sqlite)")

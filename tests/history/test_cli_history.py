@@ -78,6 +78,7 @@ def test_bad_arguments_and_a_missing_store_are_one_line_exit_3(place: Path, run:
         (["history", "prune"], "one of the arguments --keep-days --keep-runs is required"),
         ([*CHECK, "--history", "mysql://me:hunter2@db/x"], "the store must be"),
         ([*CHECK, "--flag-anomalies"], "--flag-anomalies needs --history"),
+        (["check", "--history", *CHECK[1:]], "put --history after the contract"),
     ):
         done = run(*args)
         assert done.returncode == 3, (args, done.stderr)
