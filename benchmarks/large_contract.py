@@ -19,25 +19,27 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
 
-#: Library rules on each text column (`c<i>`: 'v<j>' values, some empty, some NULL).
+#: Library rules on each text column (`c<i>`: 'v0' to 'v10', and '' in one row of 53); each
+#: passes on that data, so a check runs no failure triage.
 TEXT_RULES: list[dict[str, Any]] = [
-    {"metric": "nullValues", "unit": "percent", "mustBeLessThan": 5},
+    {"metric": "nullValues", "mustBe": 0},
     {"metric": "missingValues", "arguments": {"missingValues": ["", None]},
-     "unit": "percent", "mustBeLessThan": 10},
-    {"metric": "invalidValues", "arguments": {"validValues": [f"v{j}" for j in range(8)]},
-     "unit": "percent", "mustBeLessThan": 20},
-    {"metric": "invalidValues", "arguments": {"pattern": "^v[0-9]+$"}, "mustBe": 0},
-    {"metric": "duplicateValues", "mustBeLessThan": 1_000_000_000},
+     "unit": "percent", "mustBeLessThan": 5},
+    {"metric": "missingValues", "arguments": {"missingValues": ["n/a", "-"]}, "mustBe": 0},
+    {"metric": "invalidValues", "arguments": {"validValues": ["", *(f"v{j}" for j in range(11))]},
+     "mustBe": 0},
+    {"metric": "invalidValues", "arguments": {"pattern": "^v[0-9]+$"},
+     "unit": "percent", "mustBeLessThan": 5},
+    {"metric": "duplicateValues", "mustBeGreaterThan": 0},
 ]
-#: The schema's constraints on each text column: each is one more rule (required, unique and
-#: the logicalTypeOptions are one rule each).
+#: The schema's constraints on each text column, one rule each (`required` shares its
+#: COUNT(column) with nullValues: the shared-aggregates statement).
 TEXT_CONSTRAINTS: dict[str, Any] = {
     "required": True,
-    "unique": True,
-    "logicalTypeOptions": {"minLength": 1, "maxLength": 8, "pattern": "^v[0-9]*$"},
+    "logicalTypeOptions": {"minLength": 0, "maxLength": 8, "pattern": "^v?[0-9]*$"},
 }
 #: Declaring a column's logicalType and physicalType makes two catalog checks (no rows read).
-RULES_PER_COLUMN = 2 + len(TEXT_RULES) + 5  # required, unique, minLength, maxLength, pattern
+RULES_PER_COLUMN = 2 + len(TEXT_RULES) + 4  # required, minLength, maxLength, pattern
 
 BUILD = """
 CREATE TABLE wide AS
@@ -51,9 +53,8 @@ def columns_for(rules: int) -> int:
 
 
 def _column_sql(index: int) -> str:
-    step = 2 * index + 3  # each column its own mix of NULLs, empty cells and values
-    return (f"CASE WHEN (i + {index}) % 97 = 0 THEN NULL WHEN (i + {index}) % 53 = 0 THEN '' "
-            f"ELSE 'v' || ((i * {step}) % 11) END AS c{index}")
+    step = 2 * index + 3  # each column its own mix of values
+    return f"CASE WHEN (i + {index}) % 53 = 0 THEN '' ELSE 'v' || ((i * {step}) % 11) END AS c{index}"
 
 
 def table_path(rows: int, columns: int, data: Path = DATA) -> Path:
@@ -104,7 +105,7 @@ def contract_document(rules: int, server_path: Path) -> dict[str, Any]:
 def _constraints(budget: int) -> dict[str, Any]:
     """The text constraints, as many as `budget` rules allows."""
     chosen: dict[str, Any] = {}
-    for key in ("required", "unique"):
+    for key in ("required",):
         if budget > 0:
             chosen[key] = TEXT_CONSTRAINTS[key]
             budget -= 1
@@ -115,13 +116,12 @@ def _constraints(budget: int) -> dict[str, Any]:
 
 
 def _constraint_rules(constraints: dict[str, Any]) -> int:
-    return (("required" in constraints) + ("unique" in constraints)
-            + len(constraints.get("logicalTypeOptions", {})))
+    return ("required" in constraints) + len(constraints.get("logicalTypeOptions", {}))
 
 
 def write(rules: int, rows: int, out: Path, python: str = sys.executable) -> Path:
     """The contract file (JSON is YAML) over its table, building the table if absent."""
-    database = table_path(rows, columns_for(rules), out)
+    database = table_path(rows, columns_for(rules), out.resolve())
     build(rows, columns_for(rules), python, database)
     contract = out / f"large-{rules}.yaml"
     contract.write_text(json.dumps(contract_document(rules, database), indent=1))
