@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
+from functools import lru_cache
 
 import sqlglot.expressions as exp
 
@@ -19,6 +20,20 @@ from packata_sql.dialects.regex import Flavor
 _BOUND_TYPES = {"instant": "TIMESTAMPTZ", "timestamp": "TIMESTAMP", "date": "DATE"}
 #: The characters a line-oriented reader breaks a line at (Python's `str.splitlines`).
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def data_type(name: str, dialect: str | None = None, *, udt: bool = False) -> exp.DataType:
+    """`name` as a sqlglot type tree, fresh on every call. sqlglot parses a type name each
+    time it builds one (a 1,000-rule contract built VARCHAR ~8,000 times); the parse of a
+    spelling is a pure function of its text, so it is kept, and each caller gets its own copy
+    of the one- or few-node tree: a tree placed in a cast is mutated (its parent is set), so
+    the kept one is never handed out."""
+    return _parsed_type(name, dialect or None, udt).copy()
+
+
+@lru_cache(maxsize=1024)
+def _parsed_type(name: str, dialect: str | None, udt: bool) -> exp.DataType:
+    return exp.DataType.build(name, dialect=dialect, udt=udt)
 
 
 class Family(Enum):
@@ -178,7 +193,7 @@ class Dialect:
     def sample_text(self, cell: exp.Expr) -> exp.Expr:
         """A cell as text for `--samples`, typed again from its column's family; NULL stays
         NULL. An engine where any cell may hold any type writes it as its own literal."""
-        return exp.cast(cell, "TEXT")
+        return exp.cast(cell, data_type("TEXT"))
 
     def char_length(self, column: exp.Expr) -> exp.Expr:
         """Characters (not bytes) in a text cell, a trailing space counted as one."""
@@ -319,7 +334,7 @@ class Dialect:
     def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
         """A bound parameter (driver-bound ISO text) as a value of the column's `kind`:
         `instant` (a column of instants), `timestamp` (a zone-less one) or `date`."""
-        return exp.Cast(this=value, to=exp.DataType.build(_BOUND_TYPES[kind]))
+        return exp.Cast(this=value, to=data_type(_BOUND_TYPES[kind]))
 
     def temporal_bound(self, column: exp.Expr, op: type[exp.Binary], kind: str,
                        values: Mapping[str, exp.Expr]) -> exp.Expr:
