@@ -148,9 +148,12 @@ class Dialect:
         """A statement that returns an object's columns and reads no rows."""
         return f"SELECT * FROM {self.render(self.table(segments))} LIMIT 0"
 
-    def render(self, expression: exp.Expr, *, pretty: bool = False) -> str:
-        """The engine's SQL text; `pretty` lays it out for reading (whitespace only)."""
-        return expression.sql(dialect=self.sqlglot_name, pretty=pretty)
+    def render(self, expression: exp.Expr, *, pretty: bool = False, copy: bool = True) -> str:
+        """The engine's SQL text; `pretty` lays it out for reading (whitespace only).
+        `copy=False`: the caller hands the tree over and never reads it again, so sqlglot's
+        generator, which may rewrite the tree it renders, spares copying it first (copying a
+        large statement costs more than generating its text)."""
+        return expression.sql(dialect=self.sqlglot_name, pretty=pretty, copy=copy)
 
     def unquoted(self, name: str) -> str:
         """The name an unquoted identifier written `name` refers to."""
@@ -394,6 +397,16 @@ class Dialect:
 def call(name: str, *arguments: exp.Expr) -> exp.Expr:
     """An engine function by its own name, rendered as written (sqlglot translates none)."""
     return exp.Anonymous(this=name, expressions=list(arguments))
+
+
+def case(*whens: tuple[exp.Expr, exp.Expr], default: exp.Expr | None = None) -> exp.Case:
+    """CASE WHEN … THEN … [ELSE …] END over the caller's own fresh trees, taken as they are:
+    sqlglot's `Case().when().else_()` copies the CASE and its condition at every step (three
+    copies of a rule's predicate for one CASE with an ELSE)."""
+    node = exp.Case(ifs=[exp.If(this=condition, true=then) for condition, then in whens])
+    if default is not None:
+        node.set("default", default)
+    return node
 
 
 def temporal_kind(native_type: str | None) -> str | None:

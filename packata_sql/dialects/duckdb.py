@@ -86,10 +86,10 @@ class DuckDB(Dialect):
         as_text = exp.Cast(this=column, to=data_type("VARCHAR"))
         return exp.Collate(this=as_text, expression=exp.Identifier(this="binary", quoted=True))
 
-    def render(self, expression: exp.Expr, *, pretty: bool = False) -> str:
+    def render(self, expression: exp.Expr, *, pretty: bool = False, copy: bool = True) -> str:
         # sqlglot's generic generator writes the standard SQL of the catalog in a form DuckDB
         # reads as is, and spares each run the import of sqlglot's DuckDB generator (~20 ms).
-        return expression.sql(pretty=pretty)
+        return expression.sql(pretty=pretty, copy=copy)
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.Anonymous(this="REGEXP_MATCHES", expressions=[column, exp.Literal.string(pattern)])
