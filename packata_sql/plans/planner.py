@@ -168,7 +168,7 @@ def _shared_aggregates(counts: list[exp.Expr], table: exp.Table) -> exp.Select |
     repeats: the flat statement is the plainer one."""
     found = [node for count in counts for node in _aggregates(count)]
     rows = exp.Count(this=exp.Star())
-    if all(found.count(node) == 1 for node in found if node != rows):
+    if not _repeated(found, rows):
         return None
     if any(_bare_column(count) for count in counts):
         return None  # an aggregate this planner does not recognise: keep the flat statement
@@ -183,6 +183,21 @@ def _shared_aggregates(counts: list[exp.Expr], table: exp.Table) -> exp.Select |
     return exp.select(exp.column(ROWS_ALIAS, quoted=True),
                       *(_measure_column(i, c) for i, c in enumerate(outer))
                       ).from_(inner.subquery("packata_aggregates", copy=False), copy=False)
+
+
+def _repeated(found: list[exp.Expr], rows: exp.Expr) -> bool:
+    """Whether an aggregate other than `rows` occurs twice. Trees are compared (which hashes
+    each whole) only where two share their shape, the types of the node and of its first
+    argument: a rule's own statement then hashes nothing, and the fused one stays linear."""
+    shapes: dict[tuple[type, type], list[exp.Expr]] = {}
+    for node in found:
+        shapes.setdefault((type(node), type(node.this)), []).append(node)
+    for group in shapes.values():
+        if len(group) > 1:
+            others = [node for node in group if node != rows]
+            if len(set(others)) < len(others):
+                return True
+    return False
 
 
 def _bare_column(node: exp.Expr) -> bool:
