@@ -138,10 +138,37 @@ def build_scan(
     statement = (_shared_aggregates(counts, table) if share_aggregates else None) or exp.select(
         _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))
     ).from_(table, copy=False)
+    _own_nodes(statement)
     sql, parameters = bound_markers(dialect.render(statement, pretty=pretty, copy=False), dialect)
     bindings = tuple(dict(b for plan in measured for b in plan.bindings).items())
     return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes), parameters,
                 bindings, tuple(refused))
+
+
+def _own_nodes(tree: exp.Expr) -> None:
+    """Gives every place in `tree` its own node, with its parent link. A handler may place one
+    node (a column) at two places; a generator that rewrites the tree it renders through
+    parent links would change it at one only. Rendering with copy=False relies on this (the
+    copy it spares would have split them); one walk, copying only what is placed twice."""
+    seen = {id(tree)}
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for key, value in node.args.items():
+            items = value if isinstance(value, list) else [value]
+            for index, item in enumerate(items):
+                if not isinstance(item, exp.Expr):
+                    continue
+                if id(item) in seen:
+                    item = item.copy()
+                    if isinstance(value, list):
+                        value[index] = item
+                    else:
+                        node.args[key] = item
+                seen.add(id(item))
+                item.parent, item.arg_key = node, key
+                item.index = index if isinstance(value, list) else None
+                stack.append(item)
 
 
 def _rows_column() -> exp.Expr:

@@ -124,3 +124,27 @@ def test_repeated_aggregates_are_found_without_comparing_every_pair(
         load_odcs(str(path)), get_dialect("duckdb")).plans if p.measure == "required"],
         get_dialect("duckdb"), families)
     assert shared.sql.count('COUNT("c0")') == 1  # and a repeat is still found
+
+
+def test_the_statement_handed_to_rendering_holds_each_node_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Rendering with copy=False takes the tree as it is: a node a handler placed twice (an
+    invalidValues pattern reads its column three times) is split first, and every node's
+    parent link is the place it is at, as a generator rewriting the tree expects."""
+    path, _ = _wide(tmp_path)
+    dialect = get_dialect("duckdb")
+    plans = list(compile_contract(load_odcs(str(path)), dialect).plans)
+    handed: list[exp.Expr] = []
+    real = type(dialect).render
+
+    def kept(self: Any, expression: exp.Expr, **options: Any) -> str:
+        handed.append(expression)
+        return real(self, expression, **options)
+
+    monkeypatch.setattr(type(dialect), "render", kept)
+    planner.build_scan(("wide",), plans, dialect, {f"c{i}": Family.TEXT for i in range(COLUMNS)})
+    [statement] = handed
+    places = [(node, parent) for parent in statement.walk()
+              for node in parent.iter_expressions()]
+    assert len({id(node) for node, _ in places}) == len(places) > 1000
+    assert all(node.parent is parent for node, parent in places)
