@@ -27,10 +27,9 @@ from packata_sql.catalog.metrics import engine_pattern_findings
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.catalog.temporal import temporal_bound
 from packata_sql.contracts.model import Constraint, Finding, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, case
 from packata_sql.dialects.regex import portable
 
-_ONE = exp.Literal.number(1)
 #: `format` values with one meaning on every engine, checked as (anchored) patterns.
 PORTABLE_FORMATS = {
     "uuid": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
@@ -54,8 +53,8 @@ def _is_null(column: exp.Expr) -> exp.Expr:
 def _violations(context: MeasureContext, name: str, valid: exp.Expr) -> exp.Expr:
     """Non-NULL cells for which `valid` is not true (false or unknown)."""
     column = context.column(name)
-    return exp.Count(this=exp.Case().when(_is_null(column), exp.Null())
-                     .when(valid, exp.Null()).else_(_ONE))
+    return exp.Count(this=case((_is_null(column), exp.Null()), (valid, exp.Null()),
+                               default=exp.Literal.number(1)))
 
 
 def _guarded(guard: exp.Expr | None, condition: exp.Expr) -> exp.Expr:

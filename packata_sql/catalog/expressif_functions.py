@@ -18,7 +18,7 @@ from packata_sql.catalog.expressif_operations import (
     trimmed,
 )
 from packata_sql.catalog.expressif_predicates import no_temporal
-from packata_sql.dialects import Dialect
+from packata_sql.dialects import Dialect, data_type
 
 
 def _unary(node: type[exp.Func]) -> Render:
@@ -119,7 +119,7 @@ def _pad(side: str) -> Render:
         else:
             half = exp.Floor(this=exp.Div(this=paren(missing.copy()),
                                           expression=exp.Literal.number(2)))
-            left = exp.cast(half, exp.DataType.build("INT"))
+            left = exp.cast(half, data_type("INT"))
             right = exp.Sub(this=paren(missing.copy()), expression=paren(left.copy()))
             padded = _concat(_concat(repeat(left), value.copy()), repeat(right))
         nothing = exp.Or(this=is_null(value.copy()), expression=exp.EQ(
@@ -371,7 +371,7 @@ _TEMPORAL_FUNCTIONS: dict[str, Operation] = {
     "month-of-year": Operation("temporal", "number", _unary(exp.Month), problem=no_temporal),
     "day-of-month": Operation("temporal", "number", _unary(exp.Day), problem=no_temporal),
     "datetime-to-date": Operation("temporal", "temporal", lambda r, v: exp.cast(
-        v, exp.DataType.build("DATE")), problem=no_temporal),
+        v, data_type("DATE")), problem=no_temporal),
 }
 
 _SPECIAL_FUNCTIONS: dict[str, Operation] = {

@@ -16,7 +16,7 @@ from fractions import Fraction
 import sqlglot.expressions as exp
 
 from packata_sql.authored.expressif import Call, ExpressifError, Interval
-from packata_sql.dialects import LINE_BREAKS, Dialect, number_literal
+from packata_sql.dialects import LINE_BREAKS, Dialect, data_type, number_literal
 
 
 class UnsupportedOnEngine(ExpressifError):
@@ -173,7 +173,7 @@ def temporal_literal(call: Call, text: str) -> exp.Expr:
     try:
         if len(written) == 10:
             return exp.cast(exp.Literal.string(date.fromisoformat(written).isoformat()),
-                            exp.DataType.build("DATE"))
+                            data_type("DATE"))
         moment = datetime.fromisoformat(written)
     except ValueError:
         raise ExpressifError("expressif-argument",
@@ -184,7 +184,7 @@ def temporal_literal(call: Call, text: str) -> exp.Expr:
         raise ExpressifError("expressif-argument",
                              f"'{call.written}' takes a date and time without a zone offset",
                              call.name)
-    return exp.cast(exp.Literal.string(moment.isoformat(sep=" ")), exp.DataType.build("TIMESTAMP"))
+    return exp.cast(exp.Literal.string(moment.isoformat(sep=" ")), data_type("TIMESTAMP"))
 
 
 def paren(node: exp.Expr) -> exp.Expr:

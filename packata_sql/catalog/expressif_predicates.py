@@ -17,7 +17,7 @@ from packata_sql.catalog.expressif_operations import (
     within,
 )
 from packata_sql.catalog.expressif_regex import render_matches
-from packata_sql.dialects import Dialect
+from packata_sql.dialects import Dialect, data_type
 
 _NUMERIC_PREDICATES: dict[str, Operation] = {
     "equal-to": Operation("number", "boolean", compare(exp.EQ), ("number",)),
@@ -102,7 +102,7 @@ _TEMPORAL_PREDICATES: dict[str, Operation] = {
     "after-or-same-instant": _temporal(exp.GTE),
     "same-instant": _temporal(exp.EQ),
     "on-the-day": Operation("temporal", "boolean", lambda r, v: exp.EQ(
-        this=exp.cast(v, exp.DataType.build("DATE")), expression=v.copy()),
+        this=exp.cast(v, data_type("DATE")), expression=v.copy()),
         problem=no_temporal),
     "leap-year": Operation("temporal", "boolean", _leap, problem=no_temporal),
 }

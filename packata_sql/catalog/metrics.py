@@ -16,14 +16,16 @@ from packata_sql.catalog.base import (
 )
 from packata_sql.catalog.patterns import backtracking_problem, pattern_problem
 from packata_sql.contracts.model import Finding, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, case
 from packata_sql.dialects.regex import portable
 
-_ONE = exp.Literal.number(1)
+
+def _one() -> exp.Expr:
+    return exp.Literal.number(1)
 
 
 def _count_when(condition: exp.Expr) -> exp.Expr:
-    return exp.Count(this=exp.Case().when(condition, _ONE))
+    return exp.Count(this=case((condition, _one())))
 
 
 def _rows() -> exp.Expr:
@@ -128,14 +130,14 @@ class InvalidValues(MetricHandler):
     def count(self, rule: Rule, library: Library, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         # CASE sends both false and unknown (NULL) to the invalid branch.
-        return exp.Count(this=exp.Case().when(self._valid(rule, library, context, columns),
-                                              exp.Null()).else_(_ONE))
+        return exp.Count(this=case((self._valid(rule, library, context, columns), exp.Null()),
+                                   default=_one()))
 
     def offending(self, rule: Rule, library: Library, context: MeasureContext,
                   columns: tuple[str, ...]) -> exp.Expr | None:
-        flag = exp.Case().when(self._valid(rule, library, context, columns),
-                               exp.Literal.number(0)).else_(_ONE)
-        return exp.EQ(this=flag, expression=_ONE)
+        flag = case((self._valid(rule, library, context, columns), exp.Literal.number(0)),
+                    default=_one())
+        return exp.EQ(this=flag, expression=_one())
 
     def _valid(self, rule: Rule, library: Library, context: MeasureContext,
                columns: tuple[str, ...]) -> exp.Expr:
@@ -213,9 +215,9 @@ class DuplicateValues(MetricHandler):
         if len(columns) == 1:
             # COUNT(DISTINCT) skips NULL; NULL is one more key when present (docs/semantics.md 3).
             null_key = exp.Coalesce(
-                this=exp.Max(this=exp.Case().when(
-                    exp.Is(this=context.column(columns[0]), expression=exp.Null()), _ONE
-                ).else_(exp.Literal.number(0))),
+                this=exp.Max(this=case(
+                    (exp.Is(this=context.column(columns[0]), expression=exp.Null()), _one()),
+                    default=exp.Literal.number(0))),
                 expressions=[exp.Literal.number(0)],
             )
             distinct = exp.Count(this=exp.Distinct(expressions=[context.key(columns[0])]))

@@ -14,7 +14,7 @@ import sqlglot.expressions as exp
 from packata_sql.catalog.base import MeasureContext
 from packata_sql.catalog.constraints import ConstraintHandler
 from packata_sql.contracts.model import Constraint, Rule
-from packata_sql.dialects import Layout
+from packata_sql.dialects import Layout, case
 
 #: logicalTypes a JSON document holds as strings: only that they are strings is checked, so a
 #: check that finds none otherwise is `inconclusive`, never passed (`inexact`).
@@ -44,8 +44,8 @@ class NestedType(ConstraintHandler):
               columns: tuple[str, ...]) -> exp.Expr:
         if context.layout(columns[0]) is Layout.STRUCT:
             return exp.Literal.number(0)  # the struct's catalog type answers
-        return exp.Count(this=exp.Case().when(self._wrong(constraint, context, columns[0]),
-                                              exp.Literal.number(1)))
+        return exp.Count(this=case((self._wrong(constraint, context, columns[0]),
+                                    exp.Literal.number(1))))
 
     def _wrong(self, constraint: Constraint, context: MeasureContext, name: str) -> exp.Expr:
         """The document's enclosing object exists and its value at the field is absent (or,

@@ -23,19 +23,25 @@ from packata_sql.catalog.constraints import CONSTRAINT_HANDLERS, ConstraintHandl
 from packata_sql.catalog.metrics import HANDLERS
 from packata_sql.catalog.patterns import pattern_problem
 from packata_sql.contracts.model import Constraint, Finding, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, case
 from packata_sql.dialects.regex import portable
 
 #: The most members an allowed-values set may hold; a larger set is a finding (not run).
 MAX_ALLOWED_VALUES = 1000
-_ONE = exp.Literal.number(1)
-_ZERO = exp.Literal.number(0)
 _TEXT_ONLY = (None, Family.TEXT, Family.DYNAMIC)
 _NUMBER_ONLY = (None, Family.NUMBER, Family.DYNAMIC)
 #: What a one-row predicate may not contain: it would read other rows or other objects.
 _NOT_ONE_ROW = (exp.Select, exp.Subquery, exp.AggFunc, exp.Window, exp.Star)
 #: Expression tree levels, well within what sqlglot's generator recurses through.
 MAX_TREE_DEPTH = 64
+
+
+def _one() -> exp.Expr:
+    return exp.Literal.number(1)
+
+
+def _zero() -> exp.Expr:
+    return exp.Literal.number(0)
 
 
 def _is_null(column: exp.Expr) -> exp.Expr:
@@ -63,10 +69,11 @@ class RowCheck(ConstraintHandler):
             column = context.column(name)
             valid = self.valid(constraint, context, name)
             # A 0/1 flag per cell: CASE never leaves a comparison's unknown in the sum.
-            flag = exp.Case().when(_is_null(column), _ONE if null_fails else _ZERO)
-            flag = flag.else_(_ZERO) if valid is None else flag.when(valid, _ZERO).else_(_ONE)
-            failing.append(exp.EQ(this=flag, expression=_ONE))
-        return exp.Count(this=exp.Case().when(_any(failing), _ONE))
+            first = (_is_null(column), _one() if null_fails else _zero())
+            flag = case(first, default=_zero()) if valid is None else \
+                case(first, (valid, _zero()), default=_one())
+            failing.append(exp.EQ(this=flag, expression=_one()))
+        return exp.Count(this=case((_any(failing), _one())))
 
 
 class NotNull(ConstraintHandler):
@@ -77,7 +84,7 @@ class NotNull(ConstraintHandler):
     def count(self, rule: Rule, constraint: Constraint, context: MeasureContext,
               columns: tuple[str, ...]) -> exp.Expr:
         nulls = [_is_null(context.column(name)) for name in columns]
-        return exp.Count(this=exp.Case().when(_any(nulls), _ONE))
+        return exp.Count(this=case((_any(nulls), _one())))
 
 
 class Range(RowCheck):
@@ -189,8 +196,8 @@ def predicate_query(text: str, dialect: Dialect, segments: Sequence[str],
     condition, problems = predicate(text, dialect)
     if condition is None:
         return None, problems
-    failing = exp.Count(this=exp.Case().when(exp.paren(condition, copy=False), exp.Null())
-                        .else_(_ONE))
+    failing = exp.Count(this=case((exp.paren(condition, copy=False), exp.Null()),
+                                  default=_one()))
     sql = dialect.render(exp.select(failing).from_(dialect.table(segments)))
     bound, found = bind(sql, dialect, None, None)
     if bound is None:

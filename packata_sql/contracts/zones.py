@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -41,11 +42,18 @@ class ReadingZone:
 
 
 def valid_zone(declared: object) -> bool:
+    return isinstance(declared, str) and bool(declared) and _known_zone(declared)
+
+
+@lru_cache(maxsize=256)
+def _known_zone(name: str) -> bool:
+    """Kept per name: each rule of a contract asks (a rule without a zone asked for one named
+    'None'), and zoneinfo searches the disk anew for a name it does not find."""
     try:
-        ZoneInfo(str(declared))
+        ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         return False
-    return isinstance(declared, str) and bool(declared)
+    return True
 
 
 def property_zone(prop: SchemaProperty) -> tuple[str | None, str | None]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import Enum
 from fractions import Fraction
+from functools import lru_cache
 
 import sqlglot.expressions as exp
 
@@ -19,6 +20,20 @@ from packata_sql.dialects.regex import Flavor
 _BOUND_TYPES = {"instant": "TIMESTAMPTZ", "timestamp": "TIMESTAMP", "date": "DATE"}
 #: The characters a line-oriented reader breaks a line at (Python's `str.splitlines`).
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def data_type(name: str, dialect: str | None = None, *, udt: bool = False) -> exp.DataType:
+    """`name` as a sqlglot type tree, fresh on every call. sqlglot parses a type name each
+    time it builds one (a 1,000-rule contract built VARCHAR ~8,000 times); the parse of a
+    spelling is a pure function of its text, so it is kept, and each caller gets its own copy
+    of the one- or few-node tree: a tree placed in a cast is mutated (its parent is set), so
+    the kept one is never handed out."""
+    return _parsed_type(name, dialect or None, udt).copy()
+
+
+@lru_cache(maxsize=1024)
+def _parsed_type(name: str, dialect: str | None, udt: bool) -> exp.DataType:
+    return exp.DataType.build(name, dialect=dialect, udt=udt)
 
 
 class Family(Enum):
@@ -133,9 +148,12 @@ class Dialect:
         """A statement that returns an object's columns and reads no rows."""
         return f"SELECT * FROM {self.render(self.table(segments))} LIMIT 0"
 
-    def render(self, expression: exp.Expr, *, pretty: bool = False) -> str:
-        """The engine's SQL text; `pretty` lays it out for reading (whitespace only)."""
-        return expression.sql(dialect=self.sqlglot_name, pretty=pretty)
+    def render(self, expression: exp.Expr, *, pretty: bool = False, copy: bool = True) -> str:
+        """The engine's SQL text; `pretty` lays it out for reading (whitespace only).
+        `copy=False`: the caller hands the tree over and never reads it again, so sqlglot's
+        generator, which may rewrite the tree it renders, spares copying it first (copying a
+        large statement costs more than generating its text)."""
+        return expression.sql(dialect=self.sqlglot_name, pretty=pretty, copy=copy)
 
     def unquoted(self, name: str) -> str:
         """The name an unquoted identifier written `name` refers to."""
@@ -178,7 +196,7 @@ class Dialect:
     def sample_text(self, cell: exp.Expr) -> exp.Expr:
         """A cell as text for `--samples`, typed again from its column's family; NULL stays
         NULL. An engine where any cell may hold any type writes it as its own literal."""
-        return exp.cast(cell, "TEXT")
+        return exp.cast(cell, data_type("TEXT"))
 
     def char_length(self, column: exp.Expr) -> exp.Expr:
         """Characters (not bytes) in a text cell, a trailing space counted as one."""
@@ -319,7 +337,7 @@ class Dialect:
     def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
         """A bound parameter (driver-bound ISO text) as a value of the column's `kind`:
         `instant` (a column of instants), `timestamp` (a zone-less one) or `date`."""
-        return exp.Cast(this=value, to=exp.DataType.build(_BOUND_TYPES[kind]))
+        return exp.Cast(this=value, to=data_type(_BOUND_TYPES[kind]))
 
     def temporal_bound(self, column: exp.Expr, op: type[exp.Binary], kind: str,
                        values: Mapping[str, exp.Expr]) -> exp.Expr:
@@ -379,6 +397,16 @@ class Dialect:
 def call(name: str, *arguments: exp.Expr) -> exp.Expr:
     """An engine function by its own name, rendered as written (sqlglot translates none)."""
     return exp.Anonymous(this=name, expressions=list(arguments))
+
+
+def case(*whens: tuple[exp.Expr, exp.Expr], default: exp.Expr | None = None) -> exp.Case:
+    """CASE WHEN … THEN … [ELSE …] END over the caller's own fresh trees, taken as they are:
+    sqlglot's `Case().when().else_()` copies the CASE and its condition at every step (three
+    copies of a rule's predicate for one CASE with an ELSE)."""
+    node = exp.Case(ifs=[exp.If(this=condition, true=then) for condition, then in whens])
+    if default is not None:
+        node.set("default", default)
+    return node
 
 
 def temporal_kind(native_type: str | None) -> str | None:

@@ -6,7 +6,7 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, call, data_type, temporal_kind
 from packata_sql.dialects.fields import bracket_path, json_path
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
@@ -83,13 +83,13 @@ class DuckDB(Dialect):
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         # The cast turns ENUM values into text (a no-op on VARCHAR); "binary" overrides a
         # column collation such as NOCASE.
-        as_text = exp.Cast(this=column, to=exp.DataType.build("VARCHAR"))
+        as_text = exp.Cast(this=column, to=data_type("VARCHAR"))
         return exp.Collate(this=as_text, expression=exp.Identifier(this="binary", quoted=True))
 
-    def render(self, expression: exp.Expr, *, pretty: bool = False) -> str:
+    def render(self, expression: exp.Expr, *, pretty: bool = False, copy: bool = True) -> str:
         # sqlglot's generic generator writes the standard SQL of the catalog in a form DuckDB
         # reads as is, and spares each run the import of sqlglot's DuckDB generator (~20 ms).
-        return expression.sql(pretty=pretty)
+        return expression.sql(pretty=pretty, copy=copy)
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         return exp.Anonymous(this="REGEXP_MATCHES", expressions=[column, exp.Literal.string(pattern)])
@@ -129,7 +129,7 @@ class DuckDB(Dialect):
         kind = exp.Anonymous(this="json_type", expressions=[column.copy(), path.copy()])
         return exp.Case().when(
             exp.In(this=kind, expressions=[exp.Literal.string(t) for t in json_types]),
-            exp.Cast(this=text, to=exp.DataType.build(sql_type)))
+            exp.Cast(this=text, to=data_type(sql_type)))
 
     def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
                       layout: Layout) -> exp.Expr:

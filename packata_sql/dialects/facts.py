@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
-from packata_sql.dialects import Dialect, Family
+from packata_sql.dialects import Dialect, Family, data_type
 
 _DT = exp.DataType.Type
 #: Integer widths, narrowest first, for "integer widened" (signed and unsigned alike).
@@ -49,7 +49,7 @@ class ColumnFact:
 def parsed_type(native: str, dialect: Dialect) -> exp.DataType | None:
     """The engine's type name read by sqlglot, so aliases compare equal (int4 = integer)."""
     try:
-        return exp.DataType.build(native, dialect=dialect.sqlglot_name or None)
+        return data_type(native, dialect.sqlglot_name)
     except (SqlglotError, ValueError):
         return None
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
-from packata_sql.dialects import Dialect, Family, Layout
+from packata_sql.dialects import Dialect, Family, Layout, data_type
 
 _DT = exp.DataType
 #: A leaf type's family, from the sqlglot type a struct field declares.
@@ -81,7 +81,7 @@ def struct_field(native_type: str, fields: Sequence[str], dialect: Dialect) -> F
     kind = dialect.catalog_struct(native_type)
     if kind is None:
         try:
-            kind = exp.DataType.build(native_type, dialect=dialect.sqlglot_name or None)
+            kind = data_type(native_type, dialect.sqlglot_name)
         except (SqlglotError, ValueError):
             return None
     if kind.this != _DT.Type.STRUCT:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
-from packata_sql.dialects import Dialect, Family, Layout, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, data_type, temporal_kind
 from packata_sql.dialects.facts import type_base
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import Flavor, skeleton
@@ -131,9 +131,9 @@ class Postgres(Dialect):
 
     def _leaf_type(self, native: str, type_name: str) -> exp.DataType:
         try:
-            return exp.DataType.build(native, dialect="postgres")
+            return data_type(native, "postgres")
         except (SqlglotError, ValueError):
-            kind = exp.DataType.build(native, udt=True)
+            kind = data_type(native, udt=True)
             kind.meta["family"] = self.family(type_name)  # fields.struct_field reads it
             return kind
 
@@ -158,14 +158,14 @@ class Postgres(Dialect):
         # UPPER/LOWER follow the input's collation: the database's LC_CTYPE by default, and
         # under "C" or POSIX they map ASCII letters only ('É' stays 'É'); ICU collations map
         # in full ('ß' to 'SS'). glibc's "C.utf8" is Unicode's simple mapping, .NET's.
-        as_text = exp.Cast(this=text, to=exp.DataType.build("TEXT"))
+        as_text = exp.Cast(this=text, to=data_type("TEXT"))
         return exp.Collate(this=as_text, expression=exp.Identifier(this=CASE_COLLATION,
                                                                    quoted=True))
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         # "C" compares bytes, whatever the column's (possibly nondeterministic) collation; the
         # cast to text first, because citext's own operators ignore case under any collation.
-        as_text = exp.Cast(this=column, to=exp.DataType.build("TEXT"))
+        as_text = exp.Cast(this=column, to=data_type("TEXT"))
         return exp.Collate(this=as_text, expression=exp.Identifier(this="C", quoted=True))
 
     def char_length(self, column: exp.Expr) -> exp.Expr:
@@ -186,7 +186,7 @@ class Postgres(Dialect):
         # zone as its wall clock, whatever the session's TimeZone.
         seconds = exp.Extract(this=exp.var("EPOCH"), expression=newest)
         return exp.cast(exp.Mul(this=exp.paren(seconds), expression=exp.Literal.number(1000000)),
-                        "BIGINT")
+                        data_type("BIGINT"))
 
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").lower()
@@ -216,7 +216,7 @@ class Postgres(Dialect):
         value = exp.Anonymous(this=f"{prefix}_extract_path", expressions=[column.copy(), *keys])
         is_typed = exp.EQ(this=exp.Anonymous(this=f"{prefix}_typeof", expressions=[value]),
                           expression=exp.Literal.string(json_type))
-        return exp.Case().when(is_typed, exp.Cast(this=text, to=exp.DataType.build(sql_type)))
+        return exp.Case().when(is_typed, exp.Cast(this=text, to=data_type(sql_type)))
 
     def nested_object(self, column: exp.Expr, fields: tuple[str, ...],
                       layout: Layout) -> exp.Expr:

@@ -20,7 +20,7 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, Layout, call, temporal_kind
+from packata_sql.dialects import Dialect, Family, Layout, call, data_type, temporal_kind
 from packata_sql.dialects.fields import bracket_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
@@ -123,7 +123,8 @@ class Spark(Dialect):
         if self.holds_instants(native_type):
             return call("unix_micros", newest)
         return call("timestampdiff", exp.var("MICROSECOND"),
-                    exp.cast(exp.Literal.string("1970-01-01 00:00:00"), "TIMESTAMP_NTZ"), newest)
+                    exp.cast(exp.Literal.string("1970-01-01 00:00:00"), data_type("TIMESTAMP_NTZ"),
+                             copy=False), newest)
 
     def holds_instants(self, native_type: str | None) -> bool:
         name = (native_type or "").strip().lower()
@@ -132,7 +133,7 @@ class Spark(Dialect):
     def temporal_parameter(self, value: exp.Expr, kind: str) -> exp.Expr:
         # TIMESTAMP is Spark's instant; a zone-less bound is a TIMESTAMP_NTZ.
         to = {"instant": "TIMESTAMP", "timestamp": "TIMESTAMP_NTZ", "date": "DATE"}[kind]
-        return exp.Cast(this=value, to=exp.DataType.build(to, dialect="spark"))
+        return exp.Cast(this=value, to=data_type(to, "spark"))
     nested_layout = Layout.STRUCT
 
     def field_layout(self, native_type: str | None) -> Layout | None:

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, Layout, call, number_literal
+from packata_sql.dialects import Dialect, Family, Layout, call, data_type, number_literal
 from packata_sql.dialects.boolean_result import projection_is_boolean
 from packata_sql.dialects.fields import json_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
@@ -107,7 +107,7 @@ class SQLite(Dialect):
     def epoch_micros(self, newest: exp.Expr, native_type: str | None) -> exp.Expr | None:
         """ISO text (`2024-01-01 08:00:00`, `T`, a `Z` or `+02:00` suffix, which SQLite's
         date functions convert to UTC), to the second; not-a-date text gives NULL."""
-        seconds = exp.cast(call("strftime", exp.Literal.string("%s"), newest), "INTEGER")
+        seconds = exp.cast(call("strftime", exp.Literal.string("%s"), newest), data_type("INTEGER"))
         return exp.Mul(this=seconds, expression=exp.Literal.number(1000000))
 
     def bound_instant(self, instant: datetime) -> object:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect
+from packata_sql.dialects import Dialect, data_type
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 
 _BIN2 = exp.Var(this="Latin1_General_100_BIN2")
@@ -50,7 +50,7 @@ class SQLServer(Dialect):
         return exp.EQ(this=column, expression=exp.Literal.number(1 if value else 0))
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
-        return exp.Cast(this=column, to=exp.DataType.build("VARBINARY(MAX)", dialect="tsql"))
+        return exp.Cast(this=column, to=data_type("VARBINARY(MAX)", "tsql"))
 
     def regex_search(self, column: exp.Expr, pattern: str) -> exp.Expr:
         raise NotImplementedError("guarded by pattern_problem")

@@ -39,8 +39,6 @@ class Scan:
     mismatched: tuple[Plan, ...] = ()
     #: Warnings rendering raised for a plan (a member its column cannot hold).
     notes: tuple[tuple[Plan, str], ...] = ()
-    #: The statement `sql` renders, for `compile` to lay out for reading.
-    statement: exp.Select | None = field(default=None, compare=False)
     #: The parameters `sql` reads (an Expressif variable), in marker order, or each name
     #: once where the dialect binds by name; the values are the run's, or `bindings`.
     parameters: tuple[str, ...] = ()
@@ -106,10 +104,12 @@ def build_scan(
     native_types: Mapping[str, str] | None = None,
     *,
     share_aggregates: bool = True,
+    pretty: bool = False,
 ) -> Scan:
     """`native_types`: the columns' types as the catalog names them, where read, so members
     and bounds are checked against them (catalog/holding.py). `share_aggregates=False` writes
-    each aggregate where it is used (benchmarks/constraints.py compares the two statements)."""
+    each aggregate where it is used (benchmarks/constraints.py compares the two statements).
+    `pretty`: `sql` laid out for reading (`compile --format sql`), the same statement."""
     table = dialect.table(segments)
     zones = {name: zone for plan in plans
              for name, zone in zip(plan.columns, plan.declared_zones, strict=False) if zone}
@@ -133,12 +133,42 @@ def build_scan(
             notes += [(plan, note) for note in context.take_notes()]
         counts.append(count)
         measured.append(plan)
+    # Every tree here is this call's own (the handlers build fresh ones) and is rendered once:
+    # nothing is copied on the way into the statement, nor by rendering it.
     statement = (_shared_aggregates(counts, table) if share_aggregates else None) or exp.select(
-        _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))).from_(table)
-    sql, parameters = bound_markers(dialect.render(statement), dialect)
+        _rows_column(), *(_measure_column(i, c) for i, c in enumerate(counts))
+    ).from_(table, copy=False)
+    _own_nodes(statement)
+    sql, parameters = bound_markers(dialect.render(statement, pretty=pretty, copy=False), dialect)
     bindings = tuple(dict(b for plan in measured for b in plan.bindings).items())
-    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes), statement,
-                parameters, bindings, tuple(refused))
+    return Scan(segments, tuple(measured), sql, tuple(mismatched), tuple(notes), parameters,
+                bindings, tuple(refused))
+
+
+def _own_nodes(tree: exp.Expr) -> None:
+    """Gives every place in `tree` its own node, with its parent link. A handler may place one
+    node (a column) at two places; a generator that rewrites the tree it renders through
+    parent links would change it at one only. Rendering with copy=False relies on this (the
+    copy it spares would have split them); one walk, copying only what is placed twice."""
+    seen = {id(tree)}
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for key, value in node.args.items():
+            items = value if isinstance(value, list) else [value]
+            for index, item in enumerate(items):
+                if not isinstance(item, exp.Expr):
+                    continue
+                if id(item) in seen:
+                    item = item.copy()
+                    if isinstance(value, list):
+                        value[index] = item
+                    else:
+                        node.args[key] = item
+                seen.add(id(item))
+                item.parent, item.arg_key = node, key
+                item.index = index if isinstance(value, list) else None
+                stack.append(item)
 
 
 def _rows_column() -> exp.Expr:
@@ -146,7 +176,7 @@ def _rows_column() -> exp.Expr:
 
 
 def _measure_column(index: int, count: exp.Expr) -> exp.Expr:
-    return exp.alias_(count, f"m{index + 1}", quoted=True)
+    return exp.alias_(count, f"m{index + 1}", quoted=True, copy=False)
 
 
 def _aggregates(node: exp.Expr) -> list[exp.Expr]:
@@ -165,31 +195,59 @@ def _shared_aggregates(counts: list[exp.Expr], table: exp.Table) -> exp.Select |
     repeats: the flat statement is the plainer one."""
     found = [node for count in counts for node in _aggregates(count)]
     rows = exp.Count(this=exp.Star())
-    if all(found.count(node) == 1 for node in found if node != rows):
+    if not _repeated(found, rows):
         return None
+    if any(_bare_column(count) for count in counts):
+        return None  # an aggregate this planner does not recognise: keep the flat statement
     names: dict[exp.Expr, str] = {rows: ROWS_ALIAS}
     for node in found:
         names.setdefault(node, f"a{len(names)}")
-
-    placeholders: set[int] = set()
-
-    def shared(node: exp.Expr) -> exp.Expr:
-        name = names.get(node) if isinstance(node, exp.AggFunc | exp.Subquery) else None
-        if name is None:
-            return node
-        column = exp.column(name, quoted=True)
-        placeholders.add(id(column))
-        return column
-
-    outer = [count.transform(shared) for count in counts]
-    if any(id(column) not in placeholders for count in outer
-           for column in count.find_all(exp.Column)):
-        return None  # an aggregate this planner does not recognise: keep the flat statement
-    inner = exp.select(*(exp.alias_(node, name, quoted=True) for node, name in names.items())
-                       ).from_(table)
+    # `counts` are this call's own: each becomes its outer column in place (no copy), and the
+    # first of each repeated aggregate moves into the inner SELECT.
+    outer = [_read_shared(count, names) for count in counts]
+    inner = exp.select(*(exp.alias_(node, name, quoted=True, copy=False)
+                         for node, name in names.items())).from_(table, copy=False)
     return exp.select(exp.column(ROWS_ALIAS, quoted=True),
                       *(_measure_column(i, c) for i, c in enumerate(outer))
-                      ).from_(inner.subquery("packata_aggregates"))
+                      ).from_(inner.subquery("packata_aggregates", copy=False), copy=False)
+
+
+def _repeated(found: list[exp.Expr], rows: exp.Expr) -> bool:
+    """Whether an aggregate other than `rows` occurs twice. Trees are compared (which hashes
+    each whole) only where two share their shape, the types of the node and of its first
+    argument: a rule's own statement then hashes nothing, and the fused one stays linear."""
+    shapes: dict[tuple[type, type], list[exp.Expr]] = {}
+    for node in found:
+        shapes.setdefault((type(node), type(node.this)), []).append(node)
+    for group in shapes.values():
+        if len(group) > 1:
+            others = [node for node in group if node != rows]
+            if len(set(others)) < len(others):
+                return True
+    return False
+
+
+def _bare_column(node: exp.Expr) -> bool:
+    """Whether `node` reads a column outside all of its aggregates and scalar subqueries."""
+    if isinstance(node, exp.AggFunc | exp.Subquery):
+        return False
+    return isinstance(node, exp.Column) or any(_bare_column(child)
+                                               for child in node.iter_expressions())
+
+
+def _read_shared(node: exp.Expr, names: Mapping[exp.Expr, str]) -> exp.Expr:
+    """`node` with each outermost aggregate and subquery replaced, in place, by the column of
+    the inner SELECT that computes it. It walks the arguments, not parent links, so a node a
+    handler placed twice is replaced at both places."""
+    if isinstance(node, exp.AggFunc | exp.Subquery):
+        return exp.column(names[node], quoted=True)
+    for key, value in list(node.args.items()):
+        if isinstance(value, exp.Expr):
+            node.set(key, _read_shared(value, names))
+        elif isinstance(value, list):
+            node.set(key, [_read_shared(v, names) if isinstance(v, exp.Expr) else v
+                           for v in value])
+    return node
 
 
 def plan_scans(
@@ -198,10 +256,12 @@ def plan_scans(
     dialect: Dialect,
     families: Mapping[str, Family | None],
     native_types: Mapping[str, str] | None = None,
+    *,
+    pretty: bool = False,
 ) -> list[Scan]:
     """The statements measuring one object: one fused scan, or on engines in
     DISTINCT_KEYS_APART with SPLIT_FROM single-column distinct keys or more, one scan for the
-    non-distinct metrics plus one per distinct key."""
+    non-distinct metrics plus one per distinct key (`pretty`: as build_scan's)."""
     shared: list[Plan] = []
     keyed: dict[tuple[str, ...], list[Plan]] = {}
     for plan in plans:
@@ -212,9 +272,10 @@ def plan_scans(
             shared.append(plan)
     single_keys = sum(1 for key in keyed if len(key) == 1)
     if dialect.name not in DISTINCT_KEYS_APART or single_keys < SPLIT_FROM:
-        return [build_scan(segments, plans, dialect, families, native_types)]
+        return [build_scan(segments, plans, dialect, families, native_types, pretty=pretty)]
     groups = ([shared] if shared else []) + list(keyed.values())
-    return [build_scan(segments, group, dialect, families, native_types) for group in groups]
+    return [build_scan(segments, group, dialect, families, native_types, pretty=pretty)
+            for group in groups]
 
 
 def declared_families(plans: Sequence[Plan], dialect: Dialect) -> dict[str, Family | None]:
@@ -269,8 +330,9 @@ def inspect_query(segments: tuple[str, ...], plan: Plan, dialect: Dialect,
 
 
 def inspect_sql(query: exp.Select, dialect: Dialect) -> str:
-    """What a user runs to see the offending keys: the first INSPECT_LIMIT of them."""
-    return dialect.render(query.limit(INSPECT_LIMIT))
+    """What a user runs to see the offending keys: the first INSPECT_LIMIT of them. The
+    limit is set on `query` itself (the caller's last use of it; rendering copies it)."""
+    return dialect.render(query.limit(exp.Literal.number(INSPECT_LIMIT), copy=False))
 
 
 #: The most distinct offending values `--samples` lists for one rule, whatever N asks.
