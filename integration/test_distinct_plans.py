@@ -1,6 +1,6 @@
 """Distinct and composite keys give the same counts whatever plan the dialect picks
 (`Dialect.distinct_plan`: a SELECT DISTINCT subquery on DuckDB, SQLite and PostgreSQL, inside
-the aggregate under a binary NO PAD collation on MariaDB, apart on Spark): duplicateValues,
+the aggregate on MariaDB, apart on Spark): duplicateValues,
 unique and primaryKey, single and composite, against a reference computed in Python from the
 rows the engine holds. The data is built to fail a padded, case- or accent-insensitive
 comparison ('a', 'a ', 'A', 'á'; MariaDB's utf8mb4_general_ci also takes every emoji for one),
@@ -173,33 +173,18 @@ def test_distinct_keys_count_exactly_on_every_engine(engine, request, tmp_path):
     assert [k for k in expected if folded[k] != expected[k]] != []
     assert folded["pair_tn"] != expected["pair_tn"]
     assert folded["dups_s"] != expected["dups_s"]
-    if engine == "mysql":  # in the aggregate under the NO PAD collation, but for the keys
-        # holding a date (no stand-in for its NULLs): pair_tday and pair_all, a subquery each
+    if engine == "mysql":  # in the aggregate, but for the keys holding a date (no stand-in
+        # for its NULLs): pair_tday and pair_all, a subquery each
         statement = statements["pair_tn"]
         assert "COUNT(DISTINCT CASE WHEN `t` IS NULL THEN 1 ELSE 0 END + CASE WHEN `n` IS NULL" \
             in statement
-        assert "COUNT(DISTINCT CONVERT(`t` USING utf8mb4) COLLATE utf8mb4_nopad_bin, `n`)" \
-            in statement
+        assert "COUNT(DISTINCT CAST(`t` AS BINARY), `n`)" in statement
         assert statement.count("packata_keys") == 2
 
 
-def test_mysql_without_a_no_pad_collation_counts_in_a_subquery(mysql, request, tmp_path,
-                                                               monkeypatch):
-    """A server without one (MySQL 5.7) gets CAST AS BINARY and the subquery, as exact."""
-    monkeypatch.setattr("packata_sql.sessions.mysql.KEY_COLLATION_SQL", "NULL")
-    built = request.getfixturevalue("build")("mysql", DATA)
-    rows = fetched("mysql", built, request)
-    first, _, statements = _measure_all(built, tmp_path)
-    assert first == reference(rows, PRIMARY_KEYS[0])
-    # Every composite key in a subquery of its own: five duplicateValues, one primaryKey.
-    assert statements["pair_tn"].count("packata_keys") == len(PAIRS) + 1
-    assert "COLLATE utf8mb4_nopad_bin" not in statements["pair_tn"]
-    assert "CAST(`t` AS BINARY)" in statements["pair_tn"]
-
-
 def test_mysql_keys_in_other_character_sets(mysql, tmp_path):
-    """COLLATE utf8mb4_… is refused on latin1 and utf8mb3 columns: the key is converted first,
-    and converting keeps every value apart."""
+    """Keys in latin1 and utf8mb3 columns (where COLLATE utf8mb4_… is refused) keep every
+    value apart too."""
     values = [("a", "a", 1), ("a ", "a ", 1), ("A", "A", 1), ("é", "é", 1), ("É", "É", 1),
               ("a", "a", 1), (None, None, 1), (None, None, 1)]
     mysql.execute("DROP TABLE IF EXISTS charset_keys",

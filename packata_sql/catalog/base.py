@@ -405,7 +405,7 @@ def distinct_keys(context: MeasureContext, columns: tuple[str, ...], *,
             bits = [exp.Case().when(exp.Is(this=context.column(column), expression=exp.Null()),
                                     exp.Literal.number(1 << bit)).else_(exp.Literal.number(0))
                     for bit, column in enumerate(columns)]
-            mask = bits[0]
+            mask: exp.Expr = bits[0]
             for bit_value in bits[1:]:
                 mask = exp.Add(this=mask, expression=bit_value)
             filled = [exp.Coalesce(this=key, expressions=[stand_in.copy()])

@@ -22,12 +22,6 @@ CASE_COLLATION = "utf8mb4_uca1400_as_cs"
 #: 14.0 collations once for every character set, without its prefix; MySQL has none.
 CASE_COLLATION_SQL = ("(SELECT COUNT(*) FROM information_schema.COLLATIONS"
                       " WHERE COLLATION_NAME = 'uca1400_as_cs')")
-#: The binary NO PAD collations keys are counted under, so 'a' and 'a ' stay two keys (the
-#: PAD SPACE `utf8mb4_bin` would merge them): MariaDB (10.2 and later) names it
-#: utf8mb4_nopad_bin, MySQL (8.0.17 and later) utf8mb4_0900_bin. Asked once per run in the
-#: session's first round trip; MAX prefers MariaDB's name where a server has both.
-KEY_COLLATION_SQL = ("(SELECT MAX(COLLATION_NAME) FROM information_schema.COLLATIONS"
-                     " WHERE COLLATION_NAME IN ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin'))")
 # pymysql field type codes
 _TEXT = {15, 253, 254, 249, 250, 251, 252}
 _NUMBER = {0, 246, 1, 2, 3, 8, 9, 4, 5}
@@ -116,10 +110,6 @@ class MySQL(Dialect):
     #: Whether the server has CASE_COLLATION; a session sets it from what the server says,
     #: rendering without a server (`compile`) assumes it.
     case_collation = True
-    #: The server's binary NO PAD collation (KEY_COLLATION_SQL), None on a server without one
-    #: (MySQL 5.7): keys are then cast to BINARY and composite keys counted in a subquery.
-    #: Rendering without a server (`compile`) assumes MariaDB's.
-    key_collation: str | None = "utf8mb4_nopad_bin"
 
     def character(self, code: int) -> exp.Expr:
         # CHAR(n) reads bytes: the character's UTF-8 bytes, as utf8mb4.
@@ -169,20 +159,18 @@ class MySQL(Dialect):
         return exp.and_(same, length)
 
     def binary_key(self, column: exp.Expr) -> exp.Expr:
-        # The NO PAD binary collation keeps 'a', 'A', 'á' and 'a ' apart as CAST AS BINARY
-        # did, without a cast per row; CONVERT first, as COLLATE utf8mb4_… is refused on a
-        # latin1 or utf8mb3 column (and converting them is one to one).
-        if self.key_collation is None:
-            return exp.Cast(this=column, to=exp.DataType.build("BINARY"))
-        converted = exp.Anonymous(this="CONVERT", expressions=[exp.var(
-            f"{self.render(column)} USING utf8mb4")])
-        return exp.Collate(this=converted, expression=exp.var(self.key_collation))
+        # Bytes compare without padding on every server and character set ('a', 'A', 'á' and
+        # 'a ' stay four keys). Inside COUNT(DISTINCT) the cast costs what COLLATE
+        # utf8mb4_nopad_bin costs (1M rows: 1.03×, benchmarks/README.md), and that collation
+        # is MariaDB's only (MySQL 8: utf8mb4_0900_bin; 5.7: none) and refused on latin1 and
+        # utf8mb3 columns; utf8mb4_bin is PAD SPACE on both.
+        return exp.Cast(this=column, to=exp.DataType.build("BINARY"))
 
     @property
     def distinct_plan(self) -> DistinctPlan:
-        # A SELECT DISTINCT subquery is materialised (25 s against the floor's 6.9 s at 1M
-        # rows, benchmarks/README.md); inside the aggregate its keys need the NO PAD collation.
-        return DistinctPlan.SUBQUERY if self.key_collation is None else DistinctPlan.IN_AGGREGATE
+        # A SELECT DISTINCT subquery is materialised, on disk once it outgrows tmp_table_size:
+        # 1M rows, 28.8 s against the floor's 6.0 s; in the aggregate 1.10× (benchmarks/README.md).
+        return DistinctPlan.IN_AGGREGATE
 
     def char_length(self, column: exp.Expr) -> exp.Expr:
         # CHAR_LENGTH counts characters; PAD SPACE collations pad comparisons, not lengths.

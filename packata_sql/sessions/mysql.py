@@ -17,7 +17,7 @@ from typing import Any
 
 from packata_sql.dialects import Family
 from packata_sql.dialects.facts import ColumnFact
-from packata_sql.dialects.mysql import CASE_COLLATION_SQL, KEY_COLLATION_SQL, MySQL
+from packata_sql.dialects.mysql import CASE_COLLATION_SQL, MySQL
 from packata_sql.sessions import calls, mysql_routes
 from packata_sql.sessions.base import (
     SCHEMAS_SQL,
@@ -109,14 +109,11 @@ class MySQLSession(TimedSession):
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute("SET SESSION TRANSACTION READ ONLY")
-                # The same round trip asks whether LOWER and UPPER can map case as .NET does
-                # and which binary NO PAD collation keys are counted under.
-                cursor.execute(f"SELECT @@SESSION.sql_mode, {CASE_COLLATION_SQL},"
-                               f" {KEY_COLLATION_SQL}")
+                # The same round trip asks whether LOWER and UPPER can map case as .NET does.
+                cursor.execute(f"SELECT @@SESSION.sql_mode, {CASE_COLLATION_SQL}")
                 rows = cursor.fetchall()
                 configured = str(rows[0][0]) if rows and rows[0][0] is not None else ""
                 self.dialect.case_collation = bool(rows and rows[0][1])
-                self.dialect.key_collation = str(rows[0][2]) if rows and rows[0][2] else None
                 cursor.execute("SET SESSION sql_mode = %s", [session_sql_mode(configured)])
         except self._pymysql.Error as error:
             raise self._classify(error) from error
