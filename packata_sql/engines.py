@@ -69,9 +69,6 @@ class EngineSpec(NamedTuple):
     ambient_password: str = ""
     #: What its secret is called in messages (Spark Connect's is a token).
     secret_word: str = "password"
-    #: Several COUNT(DISTINCT) in one aggregate copy every row per key (Spark's Expand), so
-    #: the planner measures distinct keys in statements of their own (planner.plan_scans).
-    distinct_keys_apart: bool = False
 
 
 ENGINES: tuple[EngineSpec, ...] = (
@@ -113,7 +110,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         url_reader="packata_sql.sessions.spark_endpoint:parse_spark_url",
         server_reader="packata_sql.sessions.spark_endpoint:spark_server_endpoint",
         login_origin="Spark Connect's default: no user name (the token authenticates)",
-        secret_word="token", distinct_keys_apart=True,
+        secret_word="token",
     ),
     EngineSpec("snowflake", "Snowflake", "packata_sql.dialects.generated:Snowflake",
                authored_sql=False),
@@ -122,7 +119,7 @@ ENGINES: tuple[EngineSpec, ...] = (
     EngineSpec("trino", "Trino", "packata_sql.dialects.generated:Trino", authored_sql=False),
     # Compiled only: a run reaches Databricks compute through the spark engine.
     EngineSpec("databricks", "Databricks", "packata_sql.dialects.spark:Databricks",
-               variant_of="spark", distinct_keys_apart=True),
+               variant_of="spark"),
 )
 
 

@@ -21,7 +21,6 @@ from packata_sql.cli.main import DIALECT_NAMES, main
 from packata_sql.contracts.model import Contract, Server
 from packata_sql.dialects import BINDER_DIALECTS, COMPILE_DIALECTS, Dialect, get_dialect
 from packata_sql.engines import ENGINES, FILE, NETWORK, EngineSpec
-from packata_sql.plans.planner import DISTINCT_KEYS_APART
 from packata_sql.run.inspect import login_lines
 from packata_sql.sessions.base import TimedSession
 from packata_sql.sessions.endpoint import FILE_ENGINES, NETWORK_ENGINES, Endpoint, from_server, parse_url
@@ -160,7 +159,6 @@ def test_derived_lists_equal_the_registry():
     assert tuple(s.name for s in ENGINES if s.authored_sql and not s.variant_of) == BINDER_DIALECTS
     assert set(FILE_ENGINES) == {s.name for s in ENGINES if s.kind == FILE}
     assert set(NETWORK_ENGINES) == {s.name for s in ENGINES if s.kind == NETWORK}
-    assert {s.name for s in ENGINES if s.distinct_keys_apart} == DISTINCT_KEYS_APART
     unit = _module(ROOT / "tests" / "conftest.py", "registry_unit_conftest")
     assert tuple(unit.ENGINES) == FILE_ENGINES
     servers = _module(ROOT / "integration" / "conftest.py", "registry_integration_conftest")
@@ -259,7 +257,6 @@ from packata_sql import dialects
 from packata_sql import api
 from packata_sql.run import inspect as doctor
 from packata_sql.cli import main as cli
-from packata_sql.plans import planner
 from packata_sql.sessions import base as session
 from packata_sql.sessions import endpoint
 from packata_sql.contracts.model import Contract, Server
@@ -294,7 +291,6 @@ print(json.dumps({
         "BINDER_DIALECTS": list(dialects.BINDER_DIALECTS),
         "FILE_ENGINES": list(endpoint.FILE_ENGINES),
         "NETWORK_ENGINES": list(endpoint.NETWORK_ENGINES),
-        "DISTINCT_KEYS_APART": sorted(planner.DISTINCT_KEYS_APART),
         "unit ENGINES": list(loaded("tests/conftest.py", "unit_conftest").ENGINES),
         "SERVER_ENGINES": list(loaded("integration/conftest.py", "it_conftest").SERVER_ENGINES),
     },

@@ -20,7 +20,7 @@ from packata_sql.catalog.holding import (
 )
 from packata_sql.catalog.temporal import not_temporal, offset_instant
 from packata_sql.contracts.model import Finding, Level, Library, Rule, SchemaObject, Site
-from packata_sql.dialects import Dialect, Family, Layout, number_literal
+from packata_sql.dialects import Dialect, DistinctPlan, Family, Layout, number_literal
 from packata_sql.dialects.fields import field_reference, struct_field
 from packata_sql.values import format_value
 
@@ -376,6 +376,48 @@ def repeated_keys(context: MeasureContext, columns: tuple[str, ...], *,
     if where is not None:
         query = query.where(where)
     return query.group_by(*grouped).having(repeated)
+
+
+#: What stands for a NULL cell in an in-aggregate composite key, per column family: any value
+#: of the column's type does, as the key's NULL mask tells NULL from it.
+_NULL_STAND_INS: dict[Family, exp.Expr] = {Family.TEXT: exp.Literal.string(""),
+                                          Family.NUMBER: exp.Literal.number(0),
+                                          Family.BOOLEAN: exp.false()}
+#: The widest key whose NULL mask fits in a BIGINT.
+_MASK_BITS = 62
+
+
+def distinct_keys(context: MeasureContext, columns: tuple[str, ...], *,
+                  complete: bool) -> exp.Expr:
+    """How many distinct composite keys the rows hold, text compared byte for byte: only
+    complete keys (no NULL in any column: `unique`, `primaryKey`) or every key with NULL equal
+    to NULL, as SELECT DISTINCT reads it (`duplicateValues`). The form is the dialect's
+    (`Dialect.distinct_plan`): inside the scan's aggregate, or a SELECT DISTINCT subquery."""
+    keys = [context.key(c) for c in columns]
+    if context.dialect.distinct_plan is DistinctPlan.IN_AGGREGATE:
+        if complete:  # COUNT(DISTINCT a, b) skips every row with a NULL in its key
+            return exp.Count(this=exp.Distinct(expressions=keys))
+        families = [context.family(c) for c in columns]
+        stand_ins = [None if f is None else _NULL_STAND_INS.get(f) for f in families]
+        if len(columns) <= _MASK_BITS and all(s is not None for s in stand_ins):
+            # Which columns are NULL, as bits, then each NULL replaced by a stand-in: equal
+            # exactly when the keys are equal with NULL equal to NULL.
+            bits = [exp.Case().when(exp.Is(this=context.column(column), expression=exp.Null()),
+                                    exp.Literal.number(1 << bit)).else_(exp.Literal.number(0))
+                    for bit, column in enumerate(columns)]
+            mask: exp.Expr = bits[0]
+            for bit_value in bits[1:]:
+                mask = exp.Add(this=mask, expression=bit_value)
+            filled = [exp.Coalesce(this=key, expressions=[stand_in.copy()])
+                      for key, stand_in in zip(keys, stand_ins, strict=True) if stand_in]
+            return exp.Count(this=exp.Distinct(expressions=[mask, *filled]))
+    rows = exp.select(*keys).distinct().from_(context.table.copy())
+    if complete:
+        for column in columns:
+            rows = rows.where(exp.Not(this=exp.paren(
+                exp.Is(this=context.column(column), expression=exp.Null()), copy=False)))
+    counted = exp.select(exp.Count(this=exp.Star())).from_(rows.subquery("packata_keys"))
+    return counted.subquery()
 
 
 def check_members(values: object, argument: str, logical_type: str | None, site: Site,

@@ -18,6 +18,7 @@ from packata_sql.catalog.base import (
     MeasureContext,
     TypeMismatch,
     check_members,
+    distinct_keys,
     logical_family,
     repeated_keys,
     rows_where,
@@ -65,10 +66,7 @@ def _distinct_keys(context: MeasureContext, columns: tuple[str, ...]) -> exp.Exp
     """Distinct keys among rows whose key columns are all non-NULL (binary text keys)."""
     if len(columns) == 1:
         return exp.Count(this=exp.Distinct(expressions=[context.key(columns[0])]))
-    keys = exp.select(*(context.key(c) for c in columns)).distinct().from_(context.table.copy())
-    for column in columns:
-        keys = keys.where(exp.Not(this=exp.paren(_is_null(context.column(column)), copy=False)))
-    return exp.select(_rows()).from_(keys.subquery("packata_keys")).subquery()
+    return distinct_keys(context, columns, complete=True)
 
 
 class ConstraintHandler:

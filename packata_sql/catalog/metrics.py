@@ -10,6 +10,7 @@ from packata_sql.catalog.base import (
     MetricHandler,
     TypeMismatch,
     check_members,
+    distinct_keys,
     held_members,
     logical_family,
     repeated_keys,
@@ -225,11 +226,8 @@ class DuplicateValues(MetricHandler):
                 this=exp.Sub(this=_rows(), expression=distinct),
                 expression=null_key,
             )
-        # Composite keys: SELECT DISTINCT treats NULLs as equal and is valid on every engine,
-        # unlike COUNT(DISTINCT a, b).
-        keys = exp.select(*(context.key(c) for c in columns)).distinct().from_(context.table.copy())
-        distinct_keys = exp.select(_rows()).from_(keys.subquery("packata_keys"))
-        return exp.Sub(this=_rows(), expression=distinct_keys.subquery())
+        # Composite keys: NULL equal to NULL, as SELECT DISTINCT reads them.
+        return exp.Sub(this=_rows(), expression=distinct_keys(context, columns, complete=False))
 
     def inspect(self, rule: Rule, library: Library, context: MeasureContext,
                 columns: tuple[str, ...]) -> exp.Select | None:

@@ -57,6 +57,22 @@ class Layout(Enum):
     JSON_TEXT = "json-text"  # PostgreSQL `json` (not `jsonb`): the same paths, json_ functions
 
 
+class DistinctPlan(Enum):
+    """How the fused scan counts distinct keys: the fastest exact form measured per engine
+    (benchmarks/README.md, "Distinct keys per engine"); the planner and the key counts ask
+    `Dialect.distinct_plan`, never the engine's name."""
+
+    #: A composite key's distinct rows in a `SELECT DISTINCT` subquery of the scan: DuckDB's
+    #: and PostgreSQL's hash aggregates are at their best there.
+    SUBQUERY = "subquery"
+    #: Every key inside the scan's one aggregate, `COUNT(DISTINCT k1, k2, …)`: MariaDB and
+    #: MySQL materialise the subquery (3.6× the floor at 1M rows).
+    IN_AGGREGATE = "in-aggregate"
+    #: As SUBQUERY, and from planner.SPLIT_FROM single-column keys on one object each key in a
+    #: statement of its own: Spark's Expand copies every row once per COUNT(DISTINCT).
+    APART = "apart"
+
+
 class Dialect:
     """Base rendering rules; one subclass per engine overrides what differs."""
 
@@ -205,6 +221,11 @@ class Dialect:
     def binary_key(self, column: exp.Expr) -> exp.Expr:
         """The column as a key compared byte for byte (duplicates ignore the collation)."""
         return column
+
+    @property
+    def distinct_plan(self) -> DistinctPlan:
+        """How this engine's scans count distinct and composite keys."""
+        return DistinctPlan.SUBQUERY
 
     def case_mapping_problem(self, upper: bool) -> str | None:
         """Why the engine's UPPER (or LOWER) differs from .NET's invariant simple case

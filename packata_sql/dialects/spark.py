@@ -20,7 +20,15 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, Layout, call, data_type, temporal_kind
+from packata_sql.dialects import (
+    Dialect,
+    DistinctPlan,
+    Family,
+    Layout,
+    call,
+    data_type,
+    temporal_kind,
+)
 from packata_sql.dialects.fields import bracket_path
 from packata_sql.dialects.lexical import DenyList, LexicalRules
 from packata_sql.dialects.regex import Flavor
@@ -81,6 +89,11 @@ class Spark(Dialect):
         if not self.collations:
             return column
         return exp.paren(exp.Collate(this=column, expression=exp.Var(this="UTF8_BINARY")))
+
+    @property
+    def distinct_plan(self) -> DistinctPlan:
+        # Several COUNT(DISTINCT) in one aggregate copy every input row once per key (Expand).
+        return DistinctPlan.APART
 
     def character(self, code: int) -> exp.Expr:
         # chr(n) is chr(n % 256): the character's UTF-8 bytes, decoded.

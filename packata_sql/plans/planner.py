@@ -10,18 +10,17 @@ import sqlglot.expressions as exp
 
 from packata_sql.catalog import EngineRefused, MeasureContext, TypeMismatch
 from packata_sql.contracts.model import Finding, Level
-from packata_sql.dialects import Dialect, Family
-from packata_sql.engines import ENGINES
+from packata_sql.dialects import Dialect, DistinctPlan, Family
 from packata_sql.plans.compiler import AnyPlan, CatalogPlan, ObservationPlan, Plan, SqlPlan
 from packata_sql.plans.expressif import bound_markers
 
 ROWS_ALIAS = "packata_rows"
-#: Engines where several COUNT(DISTINCT) in one aggregate copy every input row once per key
-#: (Spark's Expand): from SPLIT_FROM single-column distinct keys on one object, the other
-#: measurements share one scan and each distinct key gets its own statement. Measured at 1M
-#: rows (benchmarks/README.md): 2 keys split/fused 1.05, 3 keys 0.56, 4 keys 0.36, 6 keys 0.40;
-#: 5M rows with 6 keys: 23-59 s against 95-204 s fused (research/spark section 5).
-DISTINCT_KEYS_APART = frozenset(spec.name for spec in ENGINES if spec.distinct_keys_apart)
+#: Where the dialect counts distinct keys apart (DistinctPlan.APART, Spark: several
+#: COUNT(DISTINCT) in one aggregate copy every input row once per key), from SPLIT_FROM
+#: single-column distinct keys on one object the other measurements share one scan and each
+#: distinct key gets its own statement. Measured at 1M rows (benchmarks/README.md): 2 keys
+#: split/fused 1.05, 3 keys 0.56, 4 keys 0.36, 6 keys 0.40; 5M rows with 6 keys: 23-59 s
+#: against 95-204 s fused (research/spark section 5).
 SPLIT_FROM = 3
 #: The measurements that count distinct keys: library duplicateValues, constraints unique and
 #: primaryKey.
@@ -259,9 +258,9 @@ def plan_scans(
     *,
     pretty: bool = False,
 ) -> list[Scan]:
-    """The statements measuring one object: one fused scan, or on engines in
-    DISTINCT_KEYS_APART with SPLIT_FROM single-column distinct keys or more, one scan for the
-    non-distinct metrics plus one per distinct key (`pretty`: as build_scan's)."""
+    """The statements measuring one object: one fused scan, or where the dialect counts
+    distinct keys apart and there are SPLIT_FROM single-column distinct keys or more, one scan
+    for the non-distinct metrics plus one per distinct key (`pretty`: as build_scan's)."""
     shared: list[Plan] = []
     keyed: dict[tuple[str, ...], list[Plan]] = {}
     for plan in plans:
@@ -271,7 +270,7 @@ def plan_scans(
         else:
             shared.append(plan)
     single_keys = sum(1 for key in keyed if len(key) == 1)
-    if dialect.name not in DISTINCT_KEYS_APART or single_keys < SPLIT_FROM:
+    if dialect.distinct_plan is not DistinctPlan.APART or single_keys < SPLIT_FROM:
         return [build_scan(segments, plans, dialect, families, native_types, pretty=pretty)]
     groups = ([shared] if shared else []) + list(keyed.values())
     return [build_scan(segments, group, dialect, families, native_types, pretty=pretty)
