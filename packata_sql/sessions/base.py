@@ -134,6 +134,8 @@ class Session(Protocol):
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]: ...
 
+    def read_ahead(self, objects: Sequence[tuple[str, ...]]) -> None: ...
+
     def objects(self, schema: str | None) -> list[str]: ...
 
     def fetch_row(self, sql: str, limit_s: float,
@@ -212,6 +214,23 @@ class TimedSession:
         """The object's columns from the engine's catalog; ProviderError when it is absent."""
         raise NotImplementedError
 
+    def _facts_of(self, objects: Sequence[tuple[str, ...]]
+                  ) -> dict[tuple[str, ...], tuple[ColumnFact, ...]]:
+        """The columns of every object of `objects` the catalog has, in as few statements as
+        the engine allows; engines without such a read return nothing (each object is then
+        read on its own)."""
+        return {}
+
+    def _run_generated(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        """Generated library SQL (never authored text); engines whose guards allow a cheaper
+        form for it override this."""
+        return self._run(sql, parameters)
+
+    #: The column families `columns` returns equal those of the object's column facts (the
+    #: catalog's types read as the probe's result types would be), so facts read ahead spare
+    #: the probe.
+    _families_from_facts = False
+
     # Engine-specific, called on the main thread.
     def _interrupt(self) -> None:
         raise NotImplementedError
@@ -255,7 +274,7 @@ class TimedSession:
             rows = self._timed(lambda: self._run_named(sql, named), limit_s).rows
         else:
             values = None if parameters is None else list(parameters)
-            rows = self._timed(lambda: self._run(sql, values), limit_s).rows
+            rows = self._timed(lambda: self._run_generated(sql, values), limit_s).rows
         if len(rows) != 1:
             raise ProviderError("provider-error", "not-one-row")
         return rows[0]
@@ -278,7 +297,27 @@ class TimedSession:
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         if self.decision.object_refused(tuple(segments)):
             raise ProviderError("read-only-not-guaranteed", "definer-object")
+        known = (self._facts_read or {}).get(tuple(segments))
+        if known is not None and self._families_from_facts:
+            return {fact.name: fact.family for fact in known}
         return self._timed(lambda: self._describe(segments), 60.0)
+
+    def read_ahead(self, objects: Sequence[tuple[str, ...]]) -> None:
+        """Reads the column facts of the objects a run will read, all at once (one catalog
+        statement per run where the engine can, rather than a few per object: on a remote
+        engine each is a round trip). A failure reads nothing: each object is then read on
+        its own, and its own error is the one reported."""
+        if self._facts_read is None:
+            self._facts_read = {}
+        wanted = [key for key in dict.fromkeys(tuple(o) for o in objects)
+                  if key not in self._facts_read and not self.decision.object_refused(key)]
+        if not wanted:
+            return
+        try:
+            found = self._timed(lambda: self._facts_of(wanted), 60.0)
+        except (ProviderError, Interrupted):
+            return
+        self._facts_read.update(found)
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         """Read once per object and session: an object's catalog checks and its column-type
