@@ -412,7 +412,11 @@ class PostgresSession(TimedSession):
         return Result(width, rows)
 
     def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
-        self._shared()
+        """The probe reads the object itself (a view's query is planned, and could act): in a
+        transaction of its own, as before, never in the run's shared one, whose state the
+        generated statements' checks rely on. Objects whose facts were read ahead need none."""
+        self._ensure()
+        self._end()
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute(self.dialect.probe_sql(segments))
@@ -424,9 +428,8 @@ class PostgresSession(TimedSession):
                     [[column.type_code for column in description]],
                 )
                 names = {oid: str(name) for oid, name in cursor.fetchall()}
-        except BaseException:
+        finally:
             self._end()
-            raise
         return {column.name: self.dialect.family(names.get(column.type_code, ""))
                 for column in description}
 
