@@ -134,6 +134,8 @@ VIEWS = {
     "v_write": "SELECT pg_catalog.lo_from_bytea(0, 'x'::bytea) AS x",
     # A setting changed for the rest of the transaction: refused, and undone.
     "v_setting": "SELECT pg_catalog.set_config('search_path', 'pg_temp', true) AS x",
+    # Its own time limit lifted: refused (the limit is compared on its own), and undone.
+    "v_timeout": "SELECT pg_catalog.set_config('statement_timeout', '0', true) AS x",
     # A statement that fails (division by zero) aborts the transaction.
     "v_error": "SELECT 1 / (pg_catalog.random() * 0)::int AS x",
 }
@@ -141,7 +143,7 @@ VIEWS = {
 
 def test_a_statement_that_wrote_changed_or_failed_leaves_the_next_objects_clean(
         schema: Server, tmp_path: Path):
-    order = ["v_write", "t_1", "v_setting", "t_2", "v_error", "t_3"]
+    order = ["v_write", "t_1", "v_setting", "t_2", "v_timeout", "t_4", "v_error", "t_3"]
     schema.execute(*(f"CREATE VIEW {SCHEMA}.{name} AS {view}" for name, view in VIEWS.items()))
     _tables(schema, *(name for name in order if name not in VIEWS))
     objects = schema.execute("SELECT count(*) FROM pg_catalog.pg_largeobject_metadata")[0][0]
@@ -153,6 +155,8 @@ def test_a_statement_that_wrote_changed_or_failed_leaves_the_next_objects_clean(
                      "t_1": (Status.PASSED, None),
                      "v_setting": (Status.ERROR, "setting-changed"),
                      "t_2": (Status.PASSED, None),
+                     "v_timeout": (Status.ERROR, "setting-changed"),
+                     "t_4": (Status.PASSED, None),
                      "v_error": (Status.ERROR, "22012"),
                      "t_3": (Status.PASSED, None)}
     assert schema.execute("SELECT count(*) FROM pg_catalog.pg_largeobject_metadata")[0][0] \

@@ -135,10 +135,20 @@ def wrote_check_sql(server_version: int) -> str:
     return f"SELECT {_wrote(server_version)}"
 
 
+# In the shared transaction the state before each statement is the transaction's own (every
+# statement's changes are rolled back to its savepoint), read once when it opens, apart from
+# the statement's time limit, which is compared on its own.
+_SHARED_IDENTITY_COLUMNS = _IDENTITY_COLUMNS.replace(
+    "WHERE source = 'session'", "WHERE source = 'session' AND name <> 'statement_timeout'")
+_SHARED_IDENTITY = f"SELECT {_SHARED_IDENTITY_COLUMNS}"
+
+
 def statement_check_sql(server_version: int) -> str:
-    """The checks after a generated statement in one row: wrote, holds a session lock, and
-    the identity and settings `identity_problem` compares."""
-    return f"SELECT {_wrote(server_version)}, {_HELD}, {_IDENTITY_COLUMNS}"
+    """The checks after a generated statement in one row: wrote, holds a session lock, the
+    identity and settings `identity_problem` compares with the transaction's, and the time
+    limit the statement ran under."""
+    return (f"SELECT {_wrote(server_version)}, {_HELD}, {_SHARED_IDENTITY_COLUMNS}, "
+            "pg_catalog.current_setting('statement_timeout')")
 
 
 def identity_problem(before: Sequence[Any], after: Sequence[Any]) -> str | None:
@@ -170,8 +180,10 @@ class PostgresSession(TimedSession):
         self._endpoint = endpoint
         self.dialect: Postgres = Postgres()
         self._conn: Any = None
-        #: The run's shared transaction is open on this connection, set up.
+        #: The run's shared transaction is open on this connection, set up, and the identity
+        #: and settings it was opened with.
         self._shared_open = False
+        self._shared_identity: Any = None
         self._connect()
         self.schema = self._resolve_schema()
         found = self._inspect_login()
@@ -355,11 +367,14 @@ class PostgresSession(TimedSession):
         self._end()
         schema = self._endpoint.declared_schema
         try:
-            with self._conn.cursor() as cursor:
-                if schema is None:
-                    cursor.execute(_SHARED_SETUP)
-                else:
-                    cursor.execute(_SHARED_SETUP + _SHARED_SCHEMA, [schema])
+            with self._conn.cursor() as setup, self._conn.cursor() as identity:
+                with self._batch():
+                    if schema is None:
+                        setup.execute(_SHARED_SETUP)
+                    else:
+                        setup.execute(_SHARED_SETUP + _SHARED_SCHEMA, [schema])
+                    identity.execute(_SHARED_IDENTITY)
+                self._shared_identity = identity.fetchone()
         except BaseException:
             self._end()
             raise
@@ -374,35 +389,36 @@ class PostgresSession(TimedSession):
 
     def _run_generated(self, sql: str, parameters: Sequence[object] | None) -> Result:
         """Generated SQL in the run's transaction, inside a savepoint: its time limit, the
-        identity before it, the statement as a server-side cursor (one SELECT/VALUES/WITH, two
-        rows fetched), the checks after it (nothing written, no session lock, same identity
-        and settings), and the rollback to the savepoint, in one round trip. A failure or a
-        refusal ends the transaction (a statement that wrote leaves the transaction an id)."""
+        statement as a server-side cursor (one SELECT/VALUES/WITH, two rows fetched), the
+        checks after it (nothing written, no session lock, the transaction's identity and
+        settings, its own time limit), and the rollback to the savepoint, in one round trip.
+        A failure or a refusal ends the transaction (a statement that wrote leaves the
+        transaction an id)."""
         self._shared()
         limit = str(max(1, int(self.limit_s * 1000)))
-        cursors = [self._conn.cursor() for _ in range(6)]
-        savepoint, timeout, before, declare, fetch, after = cursors
+        cursors = [self._conn.cursor() for _ in range(5)]
+        savepoint, timeout, declare, fetch, after = cursors
         try:
             with self._batch():
                 savepoint.execute(_SAVEPOINT)
                 timeout.execute(_TIMEOUT, [limit])
-                before.execute(_IDENTITY)
                 declare.execute(_DECLARE + sql, parameters)
                 fetch.execute(_FETCH)
                 after.execute(statement_check_sql(self._conn.info.server_version))
                 savepoint.execute(_UNDO)
             width = len(fetch.description or ())
             rows = [tuple(r) for r in fetch.fetchall()] if width else []
-            identity, checked = before.fetchone(), after.fetchone()
+            limited, checked = timeout.fetchone(), after.fetchone()
         except BaseException:
             self._end()
             raise
         finally:
             for cursor in cursors:
                 cursor.close()
-        wrote, locked, now = checked[0], checked[1], tuple(checked[2:])
+        wrote, locked, now, ran_under = checked[0], checked[1], tuple(checked[2:7]), checked[7]
         problem = "wrote-in-read-only-transaction" if wrote else \
-            "session-lock" if locked else identity_problem(identity, now)
+            "session-lock" if locked else identity_problem(self._shared_identity, now) or \
+            (None if ran_under == limited[0] else "setting-changed")
         if problem is not None:
             if locked:
                 with self._conn.cursor() as unlock:
