@@ -298,22 +298,6 @@ class MySQLSession(TimedSession):
             raise ProviderError("missing-object", "1146")
         return self._column_facts(rows)
 
-    def _facts_of(self, objects: Sequence[tuple[str, ...]]
-                  ) -> dict[tuple[str, ...], tuple[ColumnFact, ...]]:
-        """Every object's `_FACTS` in one statement: one part per object, led by its
-        ordinal, each matching its object as `_facts` alone would."""
-        part = _FACTS.replace("SELECT ", "SELECT %s AS n, c.ordinal_position AS p, ", 1
-                              ).rsplit(" ORDER BY", 1)[0]
-        parameters: list[object] = []
-        for n, (*schema, table) in enumerate(objects):
-            parameters += [n, schema[-1] if schema else None, table]
-        _, rows = self._read(" UNION ALL ".join([f"({part})"] * len(objects))
-                             + " ORDER BY n, p", parameters)
-        grouped: dict[int, list[Any]] = {}
-        for row in rows:
-            grouped.setdefault(int(row[0]), []).append(row[2:])
-        return {objects[n]: self._column_facts(found) for n, found in grouped.items()}
-
     def _column_facts(self, rows: Sequence[Any]) -> tuple[ColumnFact, ...]:
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
                                 str(r[2]).upper() == "YES", int(r[3]) if r[3] else None)
