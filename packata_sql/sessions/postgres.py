@@ -468,8 +468,15 @@ class PostgresSession(TimedSession):
         search path, as `_facts` reads one); an object it does not find is left out."""
         self._shared()
         try:
-            with self._conn.cursor() as cursor:
-                cursor.execute(_FACTS_OF, [[self.dialect.quote_path(o) for o in objects]])
+            with self._conn.cursor() as local, self._conn.cursor() as cursor:
+                with self._batch():
+                    # Its estimated cost (a few subqueries per column) would have the server
+                    # compile it (JIT): seconds for 500 objects, against a quarter of one to
+                    # run.
+                    local.execute(_SAVEPOINT)
+                    local.execute("SELECT pg_catalog.set_config('jit', 'off', true)")
+                    cursor.execute(_FACTS_OF, [[self.dialect.quote_path(o) for o in objects]])
+                    local.execute(_UNDO)
                 rows = cursor.fetchall()
         except BaseException:
             self._end()
