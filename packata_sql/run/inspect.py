@@ -102,6 +102,7 @@ def login_lines(endpoint: Endpoint, from_url: bool) -> list[str]:
 def presence_lines(session: Session, contract: Contract, prefix: tuple[str, ...]) -> list[str]:
     """Every object and column the contract declares, looked up through the session."""
     lines = []
+    session.read_ahead([(*prefix, obj.physical) for obj in contract.objects])
     for obj in contract.objects:
         segments = (*prefix, obj.physical)
         try:
@@ -136,6 +137,7 @@ def read_snapshot(endpoint: Endpoint, names: Sequence[str], *, trust_environment
         raise UsageError(f"cannot connect to {endpoint.describe()}: {error}") from None
     try:
         objects = []
+        session.read_ahead([(*endpoint.schema, name) for name in names])
         for name in names:
             try:
                 objects.append((name, session.column_facts((*endpoint.schema, name))))

@@ -19,7 +19,7 @@ from packata_sql.plans.compiler import (
     SqlPlan,
     rebind,
 )
-from packata_sql.plans.planner import work_units
+from packata_sql.plans.planner import ObjectWork, work_units
 from packata_sql.report import Diagnostic, Report, Status, result_of
 from packata_sql.run.names import find_column, query_object_hint
 from packata_sql.run.object_run import run_object
@@ -85,7 +85,10 @@ def run(
                 if options.progress is not None:
                     session.watch(state.engine_progress)
                 state.notify("started", total=compiled.executable)
-                for unit in work_units(compiled.ordered):
+                units = work_units(compiled.ordered)
+                # Every object's column facts in one catalog read, not a few reads per object.
+                session.read_ahead([u.segments for u in units if isinstance(u, ObjectWork)])
+                for unit in units:
                     if isinstance(unit, SqlPlan):
                         state.notify("sql", unit.rule.key, 1)
                         _run_sql(state, session, unit)

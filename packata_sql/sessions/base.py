@@ -8,6 +8,7 @@ provider's error code.
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -134,6 +135,8 @@ class Session(Protocol):
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]: ...
 
+    def read_ahead(self, objects: Sequence[tuple[str, ...]]) -> None: ...
+
     def objects(self, schema: str | None) -> list[str]: ...
 
     def fetch_row(self, sql: str, limit_s: float,
@@ -177,6 +180,45 @@ def _engine_session(endpoint: Endpoint) -> TimedSession:
     return session
 
 
+class _Worker:
+    """The one thread that runs a session's statements, in turn, kept while statements keep
+    coming: handing a statement to a running thread costs a switch each way, where starting a
+    thread for each cost a start-up handshake more (on a loaded machine, milliseconds per
+    statement). It ends after IDLE_S without work, so no thread outlives its session's use."""
+
+    IDLE_S = 2.0
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            self._jobs.put(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="packata-sql-statement",
+                                                daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=self.IDLE_S)
+            except queue.Empty:
+                with self._lock:
+                    if self._jobs.empty():
+                        self._thread = None
+                        return
+                continue
+            try:
+                job()
+            except BaseException:  # the job's own wrapper keeps its errors; this thread ends
+                with self._lock:
+                    self._thread = None
+                raise
+
+
 class TimedSession:
     """What every engine shares: statements run on a worker thread under a deadline, so the
     main thread can cancel them when the limit passes or Ctrl-C arrives (a statement inside an
@@ -199,6 +241,8 @@ class TimedSession:
     _facts_read: dict[tuple[str, ...], tuple[ColumnFact, ...]] | None = None
     #: Told the running statement's progress (0–100) while the main thread waits for it.
     _watcher: Callable[[float], None] | None = None
+    #: The thread statements run on (see _Worker).
+    _worker: _Worker | None = None
 
     # Engine-specific, called on the worker thread.
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -211,6 +255,23 @@ class TimedSession:
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         """The object's columns from the engine's catalog; ProviderError when it is absent."""
         raise NotImplementedError
+
+    def _facts_of(self, objects: Sequence[tuple[str, ...]]
+                  ) -> dict[tuple[str, ...], tuple[ColumnFact, ...]]:
+        """The columns of every object of `objects` the catalog has, in as few statements as
+        the engine allows; engines without such a read return nothing (each object is then
+        read on its own)."""
+        return {}
+
+    def _run_generated(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        """Generated library SQL (never authored text); engines whose guards allow a cheaper
+        form for it override this."""
+        return self._run(sql, parameters)
+
+    #: The column families `columns` returns equal those of the object's column facts (the
+    #: catalog's types read as the probe's result types would be), so facts read ahead spare
+    #: the probe.
+    _families_from_facts = False
 
     # Engine-specific, called on the main thread.
     def _interrupt(self) -> None:
@@ -255,7 +316,7 @@ class TimedSession:
             rows = self._timed(lambda: self._run_named(sql, named), limit_s).rows
         else:
             values = None if parameters is None else list(parameters)
-            rows = self._timed(lambda: self._run(sql, values), limit_s).rows
+            rows = self._timed(lambda: self._run_generated(sql, values), limit_s).rows
         if len(rows) != 1:
             raise ProviderError("provider-error", "not-one-row")
         return rows[0]
@@ -278,7 +339,27 @@ class TimedSession:
     def columns(self, segments: Sequence[str]) -> dict[str, Family]:
         if self.decision.object_refused(tuple(segments)):
             raise ProviderError("read-only-not-guaranteed", "definer-object")
+        known = (self._facts_read or {}).get(tuple(segments))
+        if known is not None and self._families_from_facts:
+            return {fact.name: fact.family for fact in known}
         return self._timed(lambda: self._describe(segments), 60.0)
+
+    def read_ahead(self, objects: Sequence[tuple[str, ...]]) -> None:
+        """Reads the column facts of the objects a run will read, all at once (one catalog
+        statement per run where the engine can, rather than a few per object: on a remote
+        engine each is a round trip). A failure reads nothing: each object is then read on
+        its own, and its own error is the one reported."""
+        if self._facts_read is None:
+            self._facts_read = {}
+        wanted = [key for key in dict.fromkeys(tuple(o) for o in objects)
+                  if key not in self._facts_read and not self.decision.object_refused(key)]
+        if not wanted:
+            return
+        try:
+            found = self._timed(lambda: self._facts_of(wanted), 60.0)
+        except (ProviderError, Interrupted):
+            return
+        self._facts_read.update(found)
 
     def column_facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
         """Read once per object and session: an object's catalog checks and its column-type
@@ -353,9 +434,10 @@ class TimedSession:
             finally:
                 finished.set()
 
-        worker = threading.Thread(target=work, name="packata-sql-statement", daemon=True)
+        if self._worker is None:
+            self._worker = _Worker()
         deadline = time.monotonic() + max(limit_s, 0.0)
-        worker.start()
+        self._worker.submit(work)
         shown: float | None = None
         try:
             while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):

@@ -42,6 +42,8 @@ class DuckDBSession(TimedSession):
     """docs/engines.md recipe: a file opened read-only, external access off, configuration locked,
     exactly one SELECT per statement according to DuckDB's own parser."""
 
+    _families_from_facts = True  # DESCRIBE's types are the probe's result types
+
     def __init__(self, endpoint: Endpoint) -> None:
         import duckdb
 
@@ -152,19 +154,53 @@ class DuckDBSession(TimedSession):
         rows = self._conn.execute(f"DESCRIBE {self.dialect.render(self.dialect.table(segments))}"
                                   ).fetchall()
         keys = self._primary_key(segments) if any(r[3] == "PRI" for r in rows) else []
+        return self._described(rows, keys)
+
+    def _described(self, rows: Sequence[Any], keys: list[str]) -> tuple[ColumnFact, ...]:
+        """DESCRIBE's rows (name, type, null, key, …) and the key's columns in key order."""
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
                                 str(r[2]).upper() == "YES",
                                 keys.index(str(r[0])) + 1 if str(r[0]) in keys else None)
                      for i, r in enumerate(rows, 1))
 
+    def _facts_of(self, objects: Sequence[tuple[str, ...]]
+                  ) -> dict[tuple[str, ...], tuple[ColumnFact, ...]]:
+        """Every object's DESCRIBE in one statement (each part names its object as DESCRIBE
+        alone would, so it resolves the same), and the primary keys in one more when any
+        object has one; a missing object fails the statement, and each is read alone."""
+        parts = [f"SELECT {n} AS n, row_number() OVER () AS k, * FROM (DESCRIBE "
+                 f"{self.dialect.render(self.dialect.table(segments))})"
+                 for n, segments in enumerate(objects)]
+        rows = self._conn.execute(" UNION ALL ".join(parts) + " ORDER BY n, k").fetchall()
+        grouped: dict[int, list[Any]] = {}
+        for row in rows:
+            grouped.setdefault(int(row[0]), []).append(row[2:])
+        keyed = {n for n, found in grouped.items() if any(r[3] == "PRI" for r in found)}
+        keys = self._primary_keys([objects[n] for n in sorted(keyed)]) if keyed else {}
+        return {objects[n]: self._described(found, keys.get(objects[n], []))
+                for n, found in grouped.items()}
+
     def _primary_key(self, segments: Sequence[str]) -> list[str]:
         """The key's columns in key order (DESCRIBE marks them, without their order)."""
-        row = self._conn.execute(
-            "SELECT constraint_column_names FROM duckdb_constraints() WHERE constraint_type = "
-            "'PRIMARY KEY' AND lower(table_name) = lower(?) AND lower(schema_name) = lower(?)",
-            [segments[-1], segments[-2] if len(segments) > 1 else self.schema],
-        ).fetchone()
-        return [str(name) for name in row[0]] if row else []
+        return self._primary_keys([tuple(segments)]).get(tuple(segments), [])
+
+    def _primary_keys(self, objects: Sequence[tuple[str, ...]]
+                      ) -> dict[tuple[str, ...], list[str]]:
+        """Each object's primary key from one read of the constraints, matched by table and
+        schema name (the object's own, or the session's) without case, the first match."""
+        rows = self._conn.execute(
+            "SELECT lower(table_name), lower(schema_name), constraint_column_names "
+            "FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'").fetchall()
+        first: dict[tuple[str, str], list[str]] = {}
+        for table, schema, names in rows:
+            first.setdefault((str(table), str(schema)), [str(name) for name in names])
+        found = {}
+        for segments in objects:
+            schema = segments[-2] if len(segments) > 1 else self.schema
+            key = None if schema is None else first.get((segments[-1].lower(), schema.lower()))
+            if key is not None:
+                found[segments] = key
+        return found
 
     def close(self) -> None:
         if not self._stuck:  # a busy connection cannot close; it goes with the process

@@ -296,6 +296,9 @@ class MySQLSession(TimedSession):
         _, rows = self._read(_FACTS, [schema[-1] if schema else None, table])
         if not rows:
             raise ProviderError("missing-object", "1146")
+        return self._column_facts(rows)
+
+    def _column_facts(self, rows: Sequence[Any]) -> tuple[ColumnFact, ...]:
         return tuple(ColumnFact(str(r[0]), i, str(r[1]), self.dialect.family(str(r[1])),
                                 str(r[2]).upper() == "YES", int(r[3]) if r[3] else None)
                      for i, r in enumerate(rows, 1))

@@ -1,6 +1,8 @@
-"""PostgreSQL through psycopg 3: a read-only transaction per statement, a server-side cursor
-(DECLARE accepts one SELECT/VALUES/WITH only, and fetches two rows), `SET LOCAL
-statement_timeout` plus a client-side cancel, always rolled back.
+"""PostgreSQL through psycopg 3: read-only transactions, a server-side cursor (DECLARE accepts
+one SELECT/VALUES/WITH only, and fetches two rows), a per-statement `statement_timeout` plus a
+client-side cancel, always rolled back. Authored SQL runs in a transaction of its own; the
+run's generated and catalog statements share one, each generated statement inside a savepoint
+rolled back after it, its guards travelling with it in one round trip.
 
 A read-only transaction does not stop a login from acting outside it (server files, dblink,
 WAL messages, …): `postgres_routes` finds how the login could, and `readonly.decide` refuses
@@ -41,9 +43,16 @@ _CURSOR = "packata_sql_cell"
 # key position, and a composite type's attributes (pg_type.typrelid → pg_attribute, nested
 # composites followed) as [path, format_type, family type name] in attribute order (NULL for
 # any other).
-_FACTS = """
-SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
-       CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN b.typname ELSE t.typname END,
+_FACTS_COLUMNS = """
+a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+       (WITH RECURSIVE base(typtype, typname, typbasetype) AS (
+          SELECT t.typtype, t.typname, t.typbasetype
+          UNION ALL
+          SELECT bt.typtype, bt.typname, bt.typbasetype
+          FROM base JOIN pg_catalog.pg_type bt ON bt.oid = base.typbasetype
+          WHERE base.typtype = 'd')
+        SELECT CASE typtype WHEN 'e' THEN 'enum' ELSE typname END FROM base
+        WHERE typtype <> 'd'),
        NOT a.attnotnull,
        (SELECT k.n FROM pg_catalog.pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
         WHERE i.indrelid = a.attrelid AND i.indisprimary AND k.attnum = a.attnum),
@@ -64,11 +73,24 @@ SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
                       ELSE ft.typname END) ORDER BY f.ord)
         FROM f JOIN pg_catalog.pg_type ft ON ft.oid = f.typid
         LEFT JOIN pg_catalog.pg_type fb ON fb.oid = ft.typbasetype)
+"""
+# The type name the family reads is the one a result column of the object would report: a
+# domain's base type, followed through domains over domains (enums as 'enum').
+_FACTS = f"""
+SELECT {_FACTS_COLUMNS}
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-LEFT JOIN pg_catalog.pg_type b ON b.oid = t.typbasetype
 WHERE a.attrelid = pg_catalog.to_regclass(%s) AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum
+"""
+# The same for many objects in one statement, each row led by its object's ordinal.
+_FACTS_OF = f"""
+SELECT o.n, {_FACTS_COLUMNS}
+FROM pg_catalog.unnest(%s::text[]) WITH ORDINALITY AS o(name, n)
+JOIN pg_catalog.pg_attribute a ON a.attrelid = pg_catalog.to_regclass(o.name)
+JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+WHERE a.attnum > 0 AND NOT a.attisdropped
+ORDER BY o.n, a.attnum
 """
 # For the statement's transaction only: its time limit, and '…' literals without backslash
 # escapes whatever the role or database sets (the generated SQL and the binder assume them).
@@ -78,22 +100,55 @@ _SETUP = ("SELECT set_config('statement_timeout', %s, true), "
 
 # Who the statement runs as and the settings it changed (SET, SET LOCAL and set_config all
 # show as source 'session'); compared before and after each statement, in its transaction.
-_IDENTITY = ("SELECT current_user, session_user, pg_catalog.current_setting('role'),"
-             " pg_catalog.current_setting('session_authorization'),"
-             " (SELECT pg_catalog.array_agg(ARRAY[name, setting] ORDER BY name)"
-             "  FROM pg_catalog.pg_settings WHERE source = 'session')")
+_IDENTITY_COLUMNS = ("current_user, session_user, pg_catalog.current_setting('role'),"
+                     " pg_catalog.current_setting('session_authorization'),"
+                     " (SELECT pg_catalog.array_agg(ARRAY[name, setting] ORDER BY name)"
+                     "  FROM pg_catalog.pg_settings WHERE source = 'session')")
+_IDENTITY = f"SELECT {_IDENTITY_COLUMNS}"
 # Session-level advisory locks outlive the rollback and block other applications.
-_HELD_LOCKS = ("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
-               " AND pid = pg_catalog.pg_backend_pid())")
+_HELD = ("EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE locktype = 'advisory'"
+         " AND pid = pg_catalog.pg_backend_pid())")
+_HELD_LOCKS = f"SELECT {_HELD}"
 _XACT_ID_SINCE = 130000  # pg_current_xact_id_if_assigned() appeared in PostgreSQL 13
+
+# Generated statements share the run's read-only transaction (opened with these settings
+# once), each inside its own savepoint: its time limit is set there, and rolling back to it
+# undoes whatever the statement changed in the transaction and releases its locks.
+_SHARED_SETUP = "SELECT pg_catalog.set_config('standard_conforming_strings', 'on', true)"
+_SHARED_SCHEMA = ", pg_catalog.set_config('search_path', pg_catalog.quote_ident(%s), true)"
+_SAVEPOINT = "SAVEPOINT packata_sql_statement"
+_UNDO = "ROLLBACK TO SAVEPOINT packata_sql_statement"
+_TIMEOUT = "SELECT pg_catalog.set_config('statement_timeout', %s, true)"
+_DECLARE = f'DECLARE "{_CURSOR}" NO SCROLL CURSOR FOR '
+_FETCH = f'FETCH FORWARD 2 FROM "{_CURSOR}"'
+
+
+def _wrote(server_version: int) -> str:
+    function = ("pg_current_xact_id_if_assigned" if server_version >= _XACT_ID_SINCE
+                else "txid_current_if_assigned")
+    return f"pg_catalog.{function}() IS NOT NULL"
 
 
 def wrote_check_sql(server_version: int) -> str:
     """Any write assigns a transaction id, so its presence unmasks writes a read-only
     transaction lets through (lo_from_bytea); txid_current_if_assigned() before 13."""
-    function = ("pg_current_xact_id_if_assigned" if server_version >= _XACT_ID_SINCE
-                else "txid_current_if_assigned")
-    return f"SELECT pg_catalog.{function}() IS NOT NULL"
+    return f"SELECT {_wrote(server_version)}"
+
+
+# In the shared transaction the state before each statement is the transaction's own (every
+# statement's changes are rolled back to its savepoint), read once when it opens, apart from
+# the statement's time limit, which is compared on its own.
+_SHARED_IDENTITY_COLUMNS = _IDENTITY_COLUMNS.replace(
+    "WHERE source = 'session'", "WHERE source = 'session' AND name <> 'statement_timeout'")
+_SHARED_IDENTITY = f"SELECT {_SHARED_IDENTITY_COLUMNS}"
+
+
+def statement_check_sql(server_version: int) -> str:
+    """The checks after a generated statement in one row: wrote, holds a session lock, the
+    identity and settings `identity_problem` compares with the transaction's, and the time
+    limit the statement ran under."""
+    return (f"SELECT {_wrote(server_version)}, {_HELD}, {_SHARED_IDENTITY_COLUMNS}, "
+            "pg_catalog.current_setting('statement_timeout')")
 
 
 def identity_problem(before: Sequence[Any], after: Sequence[Any]) -> str | None:
@@ -116,6 +171,8 @@ _CONNECTION_TEXTS = (
 )
 
 class PostgresSession(TimedSession):
+    _families_from_facts = True
+
     def __init__(self, endpoint: Endpoint) -> None:
         import psycopg
 
@@ -123,6 +180,10 @@ class PostgresSession(TimedSession):
         self._endpoint = endpoint
         self.dialect: Postgres = Postgres()
         self._conn: Any = None
+        #: The run's shared transaction is open on this connection, set up, and the identity
+        #: and settings it was opened with.
+        self._shared_open = False
+        self._shared_identity: Any = None
         self._connect()
         self.schema = self._resolve_schema()
         found = self._inspect_login()
@@ -138,6 +199,7 @@ class PostgresSession(TimedSession):
         except self._psycopg.Error as error:
             raise password_needed(endpoint, self._connection_error(error)) from error
         self._conn.read_only = True  # every transaction starts with BEGIN READ ONLY
+        self._shared_open = False
 
     def _connection_error(self, error: Exception) -> ProviderError:
         known = postgres_connect_failure(error)
@@ -259,6 +321,7 @@ class PostgresSession(TimedSession):
 
     def _end(self) -> None:
         """Ends the statement's transaction; a broken connection is replaced before the next."""
+        self._shared_open = False
         try:
             if not self._conn.closed:
                 self._conn.rollback()
@@ -270,7 +333,10 @@ class PostgresSession(TimedSession):
             self._connect()
 
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        """Authored SQL (and generated SQL on request): a transaction of its own, its calls
+        followed, each guard a statement of its own, as docs/engines.md describes."""
         self._ensure()
+        self._end()  # the run's shared transaction, if open
         try:
             with self._conn.cursor() as setup:
                 setup.execute(_SETUP, [str(max(1, int(self.limit_s * 1000)))])
@@ -290,8 +356,83 @@ class PostgresSession(TimedSession):
         finally:
             self._end()
 
-    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+    def _shared(self) -> None:
+        """The run's transaction for generated and catalog statements, opened once (BEGIN
+        READ ONLY, then its literal and search-path settings); an authored statement, a
+        failure or a refusal ends it, and the next statement opens a new one."""
         self._ensure()
+        status = self._conn.info.transaction_status
+        if self._shared_open and status == self._psycopg.pq.TransactionStatus.INTRANS:
+            return
+        self._end()
+        schema = self._endpoint.declared_schema
+        try:
+            with self._conn.cursor() as setup, self._conn.cursor() as identity:
+                with self._batch():
+                    if schema is None:
+                        setup.execute(_SHARED_SETUP)
+                    else:
+                        setup.execute(_SHARED_SETUP + _SHARED_SCHEMA, [schema])
+                    identity.execute(_SHARED_IDENTITY)
+                self._shared_identity = identity.fetchone()
+        except BaseException:
+            self._end()
+            raise
+        self._shared_open = True
+
+    def _batch(self) -> contextlib.AbstractContextManager[Any]:
+        """The statements of one generated measurement travel together (libpq's pipeline: one
+        round trip); without pipeline support in the client library, one by one."""
+        if self._psycopg.Pipeline.is_supported():
+            return self._conn.pipeline()  # type: ignore[no-any-return]
+        return contextlib.nullcontext()
+
+    def _run_generated(self, sql: str, parameters: Sequence[object] | None) -> Result:
+        """Generated SQL in the run's transaction, inside a savepoint: its time limit, the
+        statement as a server-side cursor (one SELECT/VALUES/WITH, two rows fetched), the
+        checks after it (nothing written, no session lock, the transaction's identity and
+        settings, its own time limit), and the rollback to the savepoint, in one round trip.
+        A failure or a refusal ends the transaction (a statement that wrote leaves the
+        transaction an id)."""
+        self._shared()
+        limit = str(max(1, int(self.limit_s * 1000)))
+        cursors = [self._conn.cursor() for _ in range(5)]
+        savepoint, timeout, declare, fetch, after = cursors
+        try:
+            with self._batch():
+                savepoint.execute(_SAVEPOINT)
+                timeout.execute(_TIMEOUT, [limit])
+                declare.execute(_DECLARE + sql, parameters)
+                fetch.execute(_FETCH)
+                after.execute(statement_check_sql(self._conn.info.server_version))
+                savepoint.execute(_UNDO)
+            width = len(fetch.description or ())
+            rows = [tuple(r) for r in fetch.fetchall()] if width else []
+            limited, checked = timeout.fetchone(), after.fetchone()
+        except BaseException:
+            self._end()
+            raise
+        finally:
+            for cursor in cursors:
+                cursor.close()
+        wrote, locked, now, ran_under = checked[0], checked[1], tuple(checked[2:7]), checked[7]
+        problem = "wrote-in-read-only-transaction" if wrote else \
+            "session-lock" if locked else identity_problem(self._shared_identity, now) or \
+            (None if ran_under == limited[0] else "setting-changed")
+        if problem is not None:
+            if locked:
+                with self._conn.cursor() as unlock:
+                    unlock.execute("SELECT pg_catalog.pg_advisory_unlock_all()")
+            self._end()
+            raise Refused(problem)
+        return Result(width, rows)
+
+    def _describe(self, segments: Sequence[str]) -> dict[str, Family]:
+        """The probe reads the object itself (a view's query is planned, and could act): in a
+        transaction of its own, as before, never in the run's shared one, whose state the
+        generated statements' checks rely on. Objects whose facts were read ahead need none."""
+        self._ensure()
+        self._end()
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute(self.dialect.probe_sql(segments))
@@ -309,16 +450,43 @@ class PostgresSession(TimedSession):
                 for column in description}
 
     def _facts(self, segments: Sequence[str]) -> tuple[ColumnFact, ...]:
-        self._ensure()
+        self._shared()
         try:
             with self._conn.cursor() as cursor:
-                self._set_search_path(cursor)
                 cursor.execute(_FACTS, [self.dialect.quote_path(segments)])
                 rows = cursor.fetchall()
-        finally:
+        except BaseException:
             self._end()
+            raise
         if not rows:
             raise ProviderError("missing-object", "42P01")
+        return self._column_facts(rows)
+
+    def _facts_of(self, objects: Sequence[tuple[str, ...]]
+                  ) -> dict[tuple[str, ...], tuple[ColumnFact, ...]]:
+        """One catalog statement for all the run's objects (to_regclass under the run's
+        search path, as `_facts` reads one); an object it does not find is left out."""
+        self._shared()
+        try:
+            with self._conn.cursor() as local, self._conn.cursor() as cursor:
+                with self._batch():
+                    # Its estimated cost (a few subqueries per column) would have the server
+                    # compile it (JIT): seconds for 500 objects, against a quarter of one to
+                    # run.
+                    local.execute(_SAVEPOINT)
+                    local.execute("SELECT pg_catalog.set_config('jit', 'off', true)")
+                    cursor.execute(_FACTS_OF, [[self.dialect.quote_path(o) for o in objects]])
+                    local.execute(_UNDO)
+                rows = cursor.fetchall()
+        except BaseException:
+            self._end()
+            raise
+        grouped: dict[int, list[Any]] = {}
+        for row in rows:
+            grouped.setdefault(int(row[0]), []).append(row[1:])
+        return {objects[n - 1]: self._column_facts(found) for n, found in grouped.items()}
+
+    def _column_facts(self, rows: Sequence[Any]) -> tuple[ColumnFact, ...]:
         for row in rows:  # a composite's attributes: its fields, as a STRUCT's type lists them
             if row[5]:
                 self.dialect.read_composite(str(row[1]), [
