@@ -72,8 +72,19 @@ _SPELLING = {
 FLOOR_FORMS = ("one aggregate", "scalar subqueries", "distinct subquery")
 
 
-def floor_sql(engine: str = "duckdb", form: str = "one aggregate", table: str = "events") -> str:
-    """The one hand-written statement that computes the 13 rules' numbers, in `form`."""
+#: What CONSTRAINTS count on the rows, as hand-written conditions of violating rows (the
+#: identical counts, `required` and `unique` on the library rules' columns, are not repeated).
+CONSTRAINT_CONDITIONS = [
+    "LENGTH(session_id) < 32", "LENGTH(session_id) > 32", "user_id < 0", "LENGTH(email) > 64",
+    "country NOT IN ('DE', 'FR', 'GB', 'US', 'NL', 'XX')", "NOT regexp_matches(status, '^[a-z]*$')",
+    "amount < 0", "amount > 1000",
+]
+
+
+def floor_sql(engine: str = "duckdb", form: str = "one aggregate", table: str = "events",
+              constraints: bool = False) -> str:
+    """The one hand-written statement that computes the 13 rules' numbers, in `form`;
+    `constraints` (DuckDB) adds the counts of the schema's constraint checks."""
     composite, mismatch = _SPELLING[engine]
     mismatch = mismatch.format(p=PATTERN)
 
@@ -102,7 +113,7 @@ SELECT COUNT(*),
        {count("status = '' OR status IS NULL")},
        {count("status IS NULL OR status NOT IN ('active', 'inactive', '')")},
        COUNT(*) - COUNT(amount), COUNT(*) - COUNT(user_id), COUNT(*) - COUNT(country),
-       COUNT(*) - COUNT(id)
+       COUNT(*) - COUNT(id){"".join(f", {count(c)}" for c in CONSTRAINT_CONDITIONS) if constraints else ""}
 FROM {table}
 """
 
