@@ -575,7 +575,8 @@ def main() -> int:
                         help="DuckDB table sizes")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--server-runs", type=int, default=3,
-                        help="runs of the MariaDB and Spark tables (slow statements)")
+                        help="runs of the MariaDB, Spark, rules and objects tables (slow "
+                             "statements or many processes; keeps make bench near 15 min)")
     parser.add_argument("--no-datacontract", action="store_true")
     parser.add_argument("--datacontract-venv", type=Path, default=DCC_VENV,
                         help="where datacontract-cli is (or gets) installed")
@@ -626,9 +627,9 @@ def main() -> int:
         else:
             print("\nMariaDB: not measured (no --mysql-url or PACKATA_TEST_MYSQL_URL)")
     if "rules" in only and args.rules:
-        bench_rules(args.rules, args.runs)
+        bench_rules(args.rules, args.server_runs)
     if "objects" in only and args.objects:
-        bench_objects(args.objects, args.runs, args.postgres_url)
+        bench_objects(args.objects, args.server_runs, args.postgres_url)
     if "spark" in only:
         bench_spark(args.spark_url, args.spark_rows, args.server_runs)
     print(f"\nmake bench took {time.perf_counter() - started:.0f} s")
