@@ -438,12 +438,12 @@ def objects_document(count: int, prefix: str) -> dict[str, Any]:
         "version": "1.0.0", "status": "active",
         "schema": [{"name": f"{prefix}{i}", "physicalName": f"{prefix}{i}",
                     "physicalType": "table",
-                    "quality": [{"id": "rows", "metric": "rowCount", "mustBeGreaterThan": 0}],
+                    "quality": [{"id": f"rows_{i}", "metric": "rowCount", "mustBeGreaterThan": 0}],
                     "properties": [
                         {"name": "id", "logicalType": "integer", "quality": [
-                            {"id": "id_unique", "metric": "duplicateValues", "mustBe": 0}]},
+                            {"id": f"id_unique_{i}", "metric": "duplicateValues", "mustBe": 0}]},
                         {"name": "v", "logicalType": "string", "quality": [
-                            {"id": "v_nulls", "metric": "nullValues", "mustBeLessThan": 2000}]},
+                            {"id": f"v_nulls_{i}", "metric": "nullValues", "mustBeLessThan": 2000}]},
                     ]} for i in range(count)],
     }
 
