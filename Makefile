@@ -50,8 +50,17 @@ test: lint
 	$(BIN)/python -m pytest --durations=30; code=$$?; \
 	if [ -n "$$spark" ]; then bash .ci/spark.sh stop; fi; exit $$code
 
+# Every section of benchmarks/README.md; BENCH_ARGS picks some (BENCH_ARGS="--only mariadb").
+# Without database URLs the machine's own PostgreSQL and MariaDB are prepared and used, as for
+# `make test` (their tables are the benchmark's: use scratch databases).
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
+	@if [ -z "$$PACKATA_TEST_POSTGRES_URL$$PACKATA_TEST_MYSQL_URL" ] \
+	    && command -v pg_isready >/dev/null 2>&1 && command -v mysqladmin >/dev/null 2>&1; then \
+	  if bash .ci/services.sh; then . ./.ci/test-env.sh; \
+	  else echo "make bench: the local servers could not be prepared; their tables are left out"; fi; \
+	fi; \
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

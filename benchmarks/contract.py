@@ -59,20 +59,66 @@ CONSTRAINTS = {
 }
 TYPES = {"id": "integer", "user_id": "integer", "session_id": "string", "email": "string",
          "country": "string", "status": "string", "amount": "number"}
-FLOOR = f"""
+#: The engines the floor is written for, with how each spells a composite distinct count, a
+#: regex mismatch and a filtered count.
+_SPELLING = {
+    "duckdb": ("COUNT(DISTINCT (user_id, session_id))", "NOT regexp_matches(email, '{p}')"),
+    "postgres": ("COUNT(DISTINCT ROW(user_id, session_id))", "email !~ '{p}'"),
+    "mysql": ("COUNT(DISTINCT user_id, session_id)", "email NOT REGEXP '{p}'"),
+}
+#: The hand-written forms of the floor (issue 26.5), keyed by the name `run.py` prints: the
+#: distinct counts in the one aggregate; each in its own scalar subquery; the composite key
+#: as a `SELECT DISTINCT` subquery with the single-column counts in the aggregate.
+FLOOR_FORMS = ("one aggregate", "scalar subqueries", "distinct subquery")
+
+
+#: What CONSTRAINTS count on the rows, as hand-written conditions of violating rows (the
+#: identical counts, `required` and `unique` on the library rules' columns, are not repeated).
+CONSTRAINT_CONDITIONS = [
+    "LENGTH(session_id) < 32", "LENGTH(session_id) > 32", "user_id < 0", "LENGTH(email) > 64",
+    "country NOT IN ('DE', 'FR', 'GB', 'US', 'NL', 'XX')", "NOT regexp_matches(status, '^[a-z]*$')",
+    "amount < 0", "amount > 1000",
+]
+
+
+def floor_sql(engine: str = "duckdb", form: str = "one aggregate", table: str = "events",
+              constraints: bool = False) -> str:
+    """The one hand-written statement that computes the 13 rules' numbers, in `form`;
+    `constraints` (DuckDB) adds the counts of the schema's constraint checks."""
+    composite, mismatch = _SPELLING[engine]
+    mismatch = mismatch.format(p=PATTERN)
+
+    def count(condition: str) -> str:
+        if engine == "mysql":  # no FILTER clause
+            return f"COUNT(CASE WHEN {condition} THEN 1 END)"
+        return f"COUNT(*) FILTER (WHERE {condition})"
+
+    distinct = {"id": "COUNT(DISTINCT id)", "session": "COUNT(DISTINCT session_id)",
+                "pair": composite}
+    if form == "scalar subqueries":
+        distinct = {k: f"(SELECT {v} FROM {table})" for k, v in distinct.items()}
+    elif form == "distinct subquery":
+        distinct["pair"] = (f"(SELECT COUNT(*) FROM (SELECT DISTINCT user_id, session_id "
+                            f"FROM {table}) AS pair_keys)")
+    elif form != "one aggregate":
+        raise ValueError(form)
+    return f"""
 SELECT COUNT(*),
-       COUNT(*) - COUNT(DISTINCT id),
-       COUNT(*) - COUNT(DISTINCT session_id),
-       COUNT(*) - COUNT(DISTINCT (user_id, session_id)),
+       COUNT(*) - {distinct["id"]},
+       COUNT(*) - {distinct["session"]},
+       COUNT(*) - {distinct["pair"]},
        COUNT(*) - COUNT(email),
-       COUNT(*) FILTER (WHERE email IS NULL OR NOT regexp_matches(email, '{PATTERN}')),
-       COUNT(*) FILTER (WHERE country IS NULL OR country NOT IN ('DE', 'FR', 'GB', 'US', 'NL')),
-       COUNT(*) FILTER (WHERE status = '' OR status IS NULL),
-       COUNT(*) FILTER (WHERE status IS NULL OR status NOT IN ('active', 'inactive', '')),
+       {count(f"email IS NULL OR {mismatch}")},
+       {count("country IS NULL OR country NOT IN ('DE', 'FR', 'GB', 'US', 'NL')")},
+       {count("status = '' OR status IS NULL")},
+       {count("status IS NULL OR status NOT IN ('active', 'inactive', '')")},
        COUNT(*) - COUNT(amount), COUNT(*) - COUNT(user_id), COUNT(*) - COUNT(country),
-       COUNT(*) - COUNT(id)
-FROM events
+       COUNT(*) - COUNT(id){"".join(f", {count(c)}" for c in CONSTRAINT_CONDITIONS) if constraints else ""}
+FROM {table}
 """
+
+
+FLOOR = floor_sql()
 
 
 def contract_document(server_path: Path, *, constraints: bool = False) -> dict:
@@ -92,6 +138,24 @@ def contract_document(server_path: Path, *, constraints: bool = False) -> dict:
                     "quality": [{"id": k, **r} for k, t, r in RULES if t is None],
                     "properties": properties}],
     }
+
+
+def rules_document(count: int, server_path: Path) -> dict:
+    """The bench contract with `count` library rules on `events`: the 13 rules, then more of
+    the same metrics with other thresholds (each a rule of its own, one fused scan); the rules
+    sweep's contract when benchmarks/large_contract.py is not there."""
+    document = contract_document(server_path)
+    obj = document["schema"][0]
+    by_column = {p["name"]: p for p in obj["properties"]}
+    made = len(RULES)
+    cycle = [(key, target, rule) for key, target, rule in RULES if target is not None
+             and "mustBeLessThan" in rule]
+    while made < count:
+        key, target, rule = cycle[made % len(cycle)]
+        extra = {**rule, "id": f"{key}_{made}", "mustBeLessThan": rule["mustBeLessThan"] + made}
+        by_column[target].setdefault("quality", []).append(extra)
+        made += 1
+    return document
 
 
 def build(rows: int, python: str, path: Path) -> None:

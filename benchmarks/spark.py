@@ -72,39 +72,54 @@ def statements(contract: Path) -> dict[str, list[str]]:
     return plans
 
 
-def measure(url: str, rows: int, runs: int) -> tuple[dict[str, float], dict[str, list[str]]]:
+#: `more_distinct`: duplicate checks on three more columns, so that the object has
+#: `planner.SPLIT_FROM` single-column distinct keys or more and the Spark plan splits them.
+MORE_DISTINCT = ("email", "country", "status")
+
+
+def measure(url: str, rows: int, runs: int, more_distinct: bool = False, build_table: bool = True
+            ) -> tuple[dict[str, float], dict[str, list[str]]]:
     """Median seconds of each plan over `runs` runs, and the plans' statements."""
-    started = time.perf_counter()
-    build(url, rows)
-    print(f"built {rows} rows in Spark in {time.perf_counter() - started:.1f} s "
-          f"(pattern {PATTERN})")
+    if build_table:
+        started = time.perf_counter()
+        build(url, rows)
+        print(f"built {rows} rows in Spark in {time.perf_counter() - started:.1f} s "
+              f"(pattern {PATTERN})")
     with tempfile.TemporaryDirectory() as work:
         contract = Path(work) / "contract.yaml"
         document = contract_document(Path(work) / "unused.duckdb")
         del document["servers"]
+        if more_distinct:
+            for prop in document["schema"][0]["properties"]:
+                if prop["name"] in MORE_DISTINCT:
+                    prop.setdefault("quality", []).append(
+                        {"id": f"{prop['name']}_unique", "metric": "duplicateValues",
+                         "mustBeLessThan": rows})
         contract.write_text(yaml.safe_dump(document), encoding="utf-8")
         plans = statements(contract)
     session = open_session(parse_url(url), trust_environment=False)
-    results: dict[str, float] = {}
     try:
         session.fetch_row(f"SELECT COUNT(*) FROM {DATABASE}.events", 600)  # warm the cache
-        for name, sqls in plans.items():
-            samples = []
-            for _ in range(runs):
+        samples: dict[str, list[float]] = {name: [] for name in plans}
+        order = list(plans.items())
+        for index in range(runs):  # interleaved, the order reversed every other round
+            for name, sqls in order if index % 2 == 0 else order[::-1]:
                 begun = time.perf_counter()
                 for sql in sqls:
                     session.fetch_row(sql, 3600)
-                samples.append(time.perf_counter() - begun)
-            results[name] = statistics.median(samples)
+                samples[name].append(time.perf_counter() - begun)
+        results = {name: statistics.median(times) for name, times in samples.items()}
     finally:
         session.close()
     return results, plans
 
 
 def print_table(rows: int, runs: int, results: dict[str, float],
-                plans: dict[str, list[str]]) -> None:
+                plans: dict[str, list[str]], more_distinct: bool = False) -> None:
     chosen = results["chosen (Spark plan)"]
-    print(f"\n{rows:,} rows, Spark (Spark Connect), {len(RULES)} library rules, "
+    extra = (f" + duplicate checks on {', '.join(MORE_DISTINCT)} (5 single-column distinct keys)"
+             if more_distinct else " (2 single-column distinct keys and a composite)")
+    print(f"\n{rows:,} rows, Spark (Spark Connect), {len(RULES)} library rules{extra}, "
           f"median of {runs} run(s)")
     print("| plan | statements | seconds | × chosen |\n|---|---|---|---|")
     for name, seconds in results.items():
@@ -116,11 +131,13 @@ def main() -> int:
     parser.add_argument("--url", default=os.environ.get("PACKATA_TEST_SPARK_URL"))
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--more-distinct", action="store_true",
+                        help=f"add duplicate checks on {', '.join(MORE_DISTINCT)}")
     args = parser.parse_args()
     if not args.url:
         parser.error("give --url (a Spark Connect URL) or set PACKATA_TEST_SPARK_URL")
-    results, plans = measure(args.url, args.rows, args.runs)
-    print_table(args.rows, args.runs, results, plans)
+    results, plans = measure(args.url, args.rows, args.runs, args.more_distinct)
+    print_table(args.rows, args.runs, results, plans, args.more_distinct)
     return 0
 
 

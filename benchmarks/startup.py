@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import BUILD, FLOOR, contract_document  # noqa: E402
+from contract import BUILD, FLOOR, contract_document  # noqa: E402
 
 
 def build(directory: Path, rows: int) -> tuple[Path, Path]:

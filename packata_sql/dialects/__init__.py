@@ -122,6 +122,10 @@ class Dialect:
     #: The database's text encoding as a Python codec, where it is not Unicode (a
     #: PostgreSQL database in LATIN1, set by the session); None: any character.
     text_encoding: str | None = None
+    #: Each single-column COUNT(DISTINCT) of a fused scan in a scalar subquery of its own
+    #: over the same table (DuckDB: one aggregate with several distinct counts shares one
+    #: fanned-out scan, 10-20 % more CPU at 10M rows; benchmarks/README.md, "The last second").
+    distinct_subqueries: bool = False
 
     def instant(self, moment: datetime) -> object:
         """The driver value `{observation_time}` binds for an aware UTC instant: a typed

@@ -62,6 +62,7 @@ class DuckDB(Dialect):
     case_insensitive_names = True
     library_metrics = True
     regex_backtracks = False  # RE2: linear time
+    distinct_subqueries = True
     lexical = POSTGRES_FAMILY
     deny = DENY
 

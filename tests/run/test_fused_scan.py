@@ -92,3 +92,23 @@ def test_an_unrecognised_aggregate_keeps_the_plain_statement(tmp_path):
     # COUNT("c") repeats, but BIT_OR would be left outside the inner SELECT: kept plain.
     assert "packata_aggregates" not in scan.sql
     assert measured(scan.sql) == (5, 2, 2)  # 3 values of length 1: BIT_OR is 1
+
+
+class _InAggregate(type(DUCKDB)):  # type: ignore[misc]
+    """DuckDB with every distinct count left in the scan's aggregate."""
+
+    distinct_subqueries = False
+
+
+def test_duckdb_counts_each_distinct_key_in_a_scalar_subquery_with_the_same_counts(tmp_path):
+    families = {"c": Family.TEXT}
+    apart = build_scan(("t",), plans(tmp_path), DUCKDB, families)
+    in_aggregate = build_scan(("t",), plans(tmp_path), _InAggregate(), families)
+    distinct = [n for n in apart.statement.find_all(exp.Count) if isinstance(n.this, exp.Distinct)]
+    # One COUNT(DISTINCT), shared by duplicateValues and unique, alone in a subquery on `t`.
+    assert len(distinct) == 1
+    assert isinstance(distinct[0].parent, exp.Select)
+    assert isinstance(distinct[0].parent.parent, exp.Subquery)
+    assert distinct[0].parent.args["from_"].this.name == "t"
+    assert "(SELECT COUNT(DISTINCT" not in in_aggregate.sql
+    assert measured(apart.sql) == measured(in_aggregate.sql) == (5, 2, 2, 2, 1)
