@@ -68,6 +68,11 @@ class DistinctPlan(Enum):
     #: Every key inside the scan's one aggregate, `COUNT(DISTINCT k1, k2, …)`: MariaDB and
     #: MySQL materialise the subquery (3.6× the floor at 1M rows).
     IN_AGGREGATE = "in-aggregate"
+    #: As SUBQUERY, and each single-column COUNT(DISTINCT) of the fused scan in a scalar
+    #: subquery of its own over the same table, still one statement: DuckDB feeds several
+    #: distinct counts of one aggregate from one fanned-out scan, 10-20 % more CPU at 10M rows
+    #: (benchmarks/README.md, "The last second").
+    SCALAR_SUBQUERIES = "scalar-subqueries"
     #: As SUBQUERY, and from planner.SPLIT_FROM single-column keys on one object each key in a
     #: statement of its own: Spark's Expand copies every row once per COUNT(DISTINCT).
     APART = "apart"
@@ -122,10 +127,6 @@ class Dialect:
     #: The database's text encoding as a Python codec, where it is not Unicode (a
     #: PostgreSQL database in LATIN1, set by the session); None: any character.
     text_encoding: str | None = None
-    #: Each single-column COUNT(DISTINCT) of a fused scan in a scalar subquery of its own
-    #: over the same table (DuckDB: one aggregate with several distinct counts shares one
-    #: fanned-out scan, 10-20 % more CPU at 10M rows; benchmarks/README.md, "The last second").
-    distinct_subqueries: bool = False
 
     def instant(self, moment: datetime) -> object:
         """The driver value `{observation_time}` binds for an aware UTC instant: a typed

@@ -6,7 +6,15 @@ import re
 
 import sqlglot.expressions as exp
 
-from packata_sql.dialects import Dialect, Family, Layout, call, data_type, temporal_kind
+from packata_sql.dialects import (
+    Dialect,
+    DistinctPlan,
+    Family,
+    Layout,
+    call,
+    data_type,
+    temporal_kind,
+)
 from packata_sql.dialects.fields import bracket_path, json_path
 from packata_sql.dialects.lexical import POSTGRES_FAMILY, DenyList
 from packata_sql.dialects.regex import re2_refuses
@@ -62,9 +70,12 @@ class DuckDB(Dialect):
     case_insensitive_names = True
     library_metrics = True
     regex_backtracks = False  # RE2: linear time
-    distinct_subqueries = True
     lexical = POSTGRES_FAMILY
     deny = DENY
+
+    @property
+    def distinct_plan(self) -> DistinctPlan:
+        return DistinctPlan.SCALAR_SUBQUERIES
 
     def case_kept(self, upper: bool) -> dict[str, str]:
         # UPPER maps 'ß' to 'ẞ' (U+1E9E); .NET's invariant mapping keeps 'ß'.

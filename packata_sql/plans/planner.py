@@ -130,7 +130,8 @@ def build_scan(
             continue
         finally:
             notes += [(plan, note) for note in context.take_notes()]
-        counts.append(_distinct_apart(count, table) if dialect.distinct_subqueries else count)
+        lifted = dialect.distinct_plan is DistinctPlan.SCALAR_SUBQUERIES
+        counts.append(_distinct_apart(count, table) if lifted else count)
         measured.append(plan)
     # Every tree here is this call's own (the handlers build fresh ones) and is rendered once:
     # nothing is copied on the way into the statement, nor by rendering it.
@@ -181,7 +182,7 @@ def _measure_column(index: int, count: exp.Expr) -> exp.Expr:
 def _distinct_apart(count: exp.Expr, table: exp.Table) -> exp.Expr:
     """The count with each of its own COUNT(DISTINCT …) as `(SELECT COUNT(DISTINCT …) FROM
     table)`: the same number (the scan reads the whole table, rule filters sit inside the
-    aggregate), counted in a pipeline of its own (`Dialect.distinct_subqueries`)."""
+    aggregate), counted in a pipeline of its own (`DistinctPlan.SCALAR_SUBQUERIES`)."""
     for node in _aggregates(count):
         if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
             lifted = exp.select(node.copy()).from_(table.copy()).subquery()

@@ -12,3 +12,4 @@ def test_every_dialect_has_a_plan_and_spark_counts_keys_apart():
     assert all(isinstance(plan, DistinctPlan) for plan in plans.values())
     assert {n for n, p in plans.items() if p is DistinctPlan.APART} == {"spark", "databricks"}
     assert {n for n, p in plans.items() if p is DistinctPlan.IN_AGGREGATE} == {"mysql"}
+    assert {n for n, p in plans.items() if p is DistinctPlan.SCALAR_SUBQUERIES} == {"duckdb"}

@@ -7,13 +7,14 @@ import dataclasses
 from pathlib import Path
 
 import duckdb
+import sqlglot
 import sqlglot.expressions as exp
 
 from packata_sql.catalog import MeasureContext
 from packata_sql.catalog.constraints import ConstraintHandler
 from packata_sql.contracts.model import Constraint, Rule
 from packata_sql.contracts.odcs import load_odcs
-from packata_sql.dialects import Family, get_dialect
+from packata_sql.dialects import DistinctPlan, Family, get_dialect
 from packata_sql.plans.compiler import Plan, compile_contract
 from packata_sql.plans.planner import build_scan
 
@@ -97,14 +98,17 @@ def test_an_unrecognised_aggregate_keeps_the_plain_statement(tmp_path):
 class _InAggregate(type(DUCKDB)):  # type: ignore[misc]
     """DuckDB with every distinct count left in the scan's aggregate."""
 
-    distinct_subqueries = False
+    @property
+    def distinct_plan(self) -> DistinctPlan:
+        return DistinctPlan.SUBQUERY
 
 
 def test_duckdb_counts_each_distinct_key_in_a_scalar_subquery_with_the_same_counts(tmp_path):
     families = {"c": Family.TEXT}
     apart = build_scan(("t",), plans(tmp_path), DUCKDB, families)
     in_aggregate = build_scan(("t",), plans(tmp_path), _InAggregate(), families)
-    distinct = [n for n in apart.statement.find_all(exp.Count) if isinstance(n.this, exp.Distinct)]
+    statement = sqlglot.parse_one(apart.sql, read="duckdb")
+    distinct = [n for n in statement.find_all(exp.Count) if isinstance(n.this, exp.Distinct)]
     # One COUNT(DISTINCT), shared by duplicateValues and unique, alone in a subquery on `t`.
     assert len(distinct) == 1
     assert isinstance(distinct[0].parent, exp.Select)
