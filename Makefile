@@ -42,6 +42,7 @@ test: lint
 	  if bash .ci/services.sh; then . ./.ci/test-env.sh; \
 	  else echo "make test: the local servers could not be prepared; their suites skip"; fi; \
 	fi; \
+	bash .ci/chromium.sh || echo "make test: chromium is missing; its tests skip"; \
 	spark=; if [ -z "$$PACKATA_TEST_SPARK_URL" ] && command -v java >/dev/null 2>&1; then \
 	  if bash .ci/spark.sh start; then spark=1; PACKATA_TEST_SPARK_URL=$$(cat .ci-spark/url); \
 	    export PACKATA_TEST_SPARK_URL; \
