@@ -741,7 +741,7 @@ def check_with_history(report: Report, store: str | None = None, *,
     (the checked target) guards against keeping the history inside the warehouse."""
     from packata_sql import history
 
-    chosen = _history_store(store, endpoint)
+    chosen = history_store(store, endpoint)
     _positive_count(last, "last")
     return history.keep(report, chosen, last=last, flag_anomalies=flag_anomalies,
                         timeout=timeout or history.DEFAULT_TIMEOUT_S)
@@ -753,7 +753,7 @@ def record_run(report: Report, store: str | None = None, *, run_id: str | None =
     already stored writes nothing). Raises `StoreUnavailable` when the store cannot take it."""
     from packata_sql import history
 
-    return history.record(report, _history_store(store, endpoint), run_id=run_id)
+    return history.record(report, history_store(store, endpoint), run_id=run_id)
 
 
 def read_history(store: str | None = None, *, contract_id: str | None = None,
@@ -797,10 +797,6 @@ def history_store(store: str | None = None, endpoint: Endpoint | None = None) ->
     """The store `store` names (a `UsageError` for an address that is none), refused when it
     is the checked target itself: the warehouse is only ever read, through its read-only
     session. Nothing is connected to: the CLI asks before the run starts."""
-    return _history_store(store, endpoint)
-
-
-def _history_store(store: str | None, endpoint: Endpoint | None) -> HistoryStore:
     from packata_sql import history
 
     chosen = history.locate(store)
