@@ -30,7 +30,14 @@ def dumps(value: Any, indent: int = 0) -> str:
         return format(value, "f")
     if isinstance(value, str):
         return json_string(value)
+    if value is None or isinstance(value, bool):
+        return _KEYWORDS[value]
+    if type(value) is int:
+        return str(value)
     return json.dumps(value, ensure_ascii=False)
+
+
+_KEYWORDS = {None: "null", True: "true", False: "false"}
 
 
 def render_json(report: Report) -> str:

@@ -6,9 +6,9 @@ string through the function for their format; our own fixed words need nothing."
 
 from __future__ import annotations
 
-import json
 import re
 from html import escape as _html_escape
+from json.encoder import encode_basestring, encode_basestring_ascii
 
 # Whole escape sequences first (so `ESC ] 8 ; ; url BEL` leaves no `]8;;url` behind): CSI,
 # OSC (to BEL or ST), DCS/SOS/PM/APC strings (to ST), other two-byte ESC sequences, and their
@@ -117,5 +117,5 @@ def json_string(text: str) -> str:
     """A JSON string literal, UTF-8 where it can be; a lone surrogate (from a policy's `\\ud800`)
     is written as its `\\u` escape, so the report can always be encoded."""
     if _SURROGATES.search(text):
-        return json.dumps(text)
-    return json.dumps(text, ensure_ascii=False)
+        return encode_basestring_ascii(text)
+    return encode_basestring(text)  # json.dumps's own escaping, without building an encoder
