@@ -1,8 +1,10 @@
 """Where a run connects: a database URL, or a contract `servers` entry, as one Endpoint.
 
-Server URLs are read by SQLAlchemy's `make_url` (driver suffixes such as `+psycopg`,
-percent-encoded user names and passwords); file URLs, which hold no credentials, by the
-standard library. Only `Endpoint.describe()` is ever shown to users, and no message
+Server URLs are read as SQLAlchemy's `make_url` reads them (driver suffixes such as
+`+psycopg`, percent-encoded user names and passwords), by its own pattern and the standard
+library: importing SQLAlchemy costs a `--url` run ≈ 0.15 s at every start
+(tests/sessions/test_endpoint_urls.py holds the two readings equal); file URLs, which hold no
+credentials, by the standard library. Only `Endpoint.describe()` is ever shown to users, and no message
 here repeats the URL: it may hold a password.
 """
 
@@ -12,7 +14,8 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, unquote, urlsplit
+from typing import NamedTuple
+from urllib.parse import parse_qs, parse_qsl, unquote, urlsplit
 
 from packata_sql import engines
 from packata_sql.contracts.model import Contract, Server
@@ -98,12 +101,9 @@ def parse_url(url: str) -> Endpoint:
         return endpoint
     if spec is not None and spec.kind == FILE:
         return _file_url(url, spec)
-    from sqlalchemy.engine.url import make_url
-    from sqlalchemy.exc import ArgumentError
-
     try:
-        parts = make_url(url)
-    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        parts = server_url_parts(url)
+    except ValueError:  # not a URL, or a port that is not a number
         raise EndpointError(f"the database URL cannot be read: {_URL_HINT}") from None
     scheme = parts.drivername.split("+", 1)[0].lower()
     spec = engines.for_scheme(scheme)
@@ -128,6 +128,58 @@ def parse_url(url: str) -> Endpoint:
         parts.username or None, password, options=engines.load(spec.url_options)(query),
         password_source=source, ambient_credentials=True,
     )
+
+
+class UrlParts(NamedTuple):
+    """The parts of a server URL, named as SQLAlchemy's `URL` names them."""
+
+    drivername: str
+    username: str | None
+    password: str | None
+    host: str | None
+    port: int | None
+    database: str | None
+    query: dict[str, str | tuple[str, ...]]
+
+
+# SQLAlchemy 2's `make_url` pattern (sqlalchemy/engine/url.py, `_parse_url`), unchanged.
+_SERVER_URL = re.compile(
+    r"""
+        (?P<name>[\w\+]+)://
+        (?:
+            (?P<username>[^:/]*)
+            (?::(?P<password>[^@]*))?
+        @)?
+        (?:
+            (?:
+                \[(?P<ipv6host>[^/\?]+)\] |
+                (?P<ipv4host>[^/:\?]+)
+            )?
+            (?::(?P<port>[^/\?]*))?
+        )?
+        (?:/(?P<database>[^\?]*))?
+        (?:\?(?P<query>.*))?
+    """,
+    re.X,
+)
+
+
+def server_url_parts(url: str) -> UrlParts:
+    """`url` read as `make_url` reads it: user name, password and database percent-decoded,
+    blank query values dropped, a repeated one as a tuple. ValueError when it is not a URL
+    or its port is not a number (an empty one included)."""
+    found = _SERVER_URL.match(url)
+    if found is None:
+        raise ValueError("not a URL")
+    query: dict[str, str | tuple[str, ...]] = {}
+    for name, value in parse_qsl(found["query"] or ""):
+        earlier = query.get(name)
+        query[name] = value if earlier is None else (
+            (*earlier, value) if isinstance(earlier, tuple) else (earlier, value))
+    username, password, database = (None if found[part] is None else unquote(found[part])
+                                    for part in ("username", "password", "database"))
+    return UrlParts(found["name"], username, password, found["ipv4host"] or found["ipv6host"],
+                    None if found["port"] is None else int(found["port"]), database, query)
 
 
 def _file_url(url: str, spec: EngineSpec) -> Endpoint:

@@ -72,6 +72,38 @@ def test_unusable_url_is_refused_without_repeating_it(url, says):
     assert "S3ntinel" not in str(refused.value)
 
 
+#: URLs whose reading must equal SQLAlchemy's `make_url` (which `parse_url` no longer imports).
+AS_SQLALCHEMY = [
+    *(url for url, *_ in READS if not url.startswith(("duckdb", "sqlite"))),
+    *(url for url, _ in REFUSED),
+    "postgresql://h", "postgresql://h:/db", "postgresql://@h/db", "postgresql://u:@/db",
+    "postgresql:///db", "postgresql://u%3Au:p%3Ap@h/d%2Fb?schema=s%20t&x=&y=1&y=2&y=3",
+    "postgresql://[fe80::1%25eth0]:5432/db", "postgresql://u:p:q@h/db",
+    "postgresql://u:p@h:0/db", "postgresql://u:p@h: 5/db", "postgresql://h:-1/db",
+    "postgresql://h/db?a=1&a=1", "postgresql://h/db?", "postgresql://h/db#frag",
+    "postgresql://h/db?schema=a?b", "postgresql://h/db/more", "mysql+pymysql://",
+    "post gres://h/db", "postgresql://h\n/db", "://h/db", "postgresql:/h", "",
+]
+
+
+@pytest.mark.parametrize("url", AS_SQLALCHEMY)
+def test_server_urls_read_as_sqlalchemy_reads_them(url):
+    from sqlalchemy.engine.url import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from packata_sql.sessions.endpoint import server_url_parts
+
+    try:
+        expected = make_url(url)
+    except (ArgumentError, ValueError):
+        with pytest.raises(ValueError):
+            server_url_parts(url)
+        return
+    parts = server_url_parts(url)
+    assert parts == (expected.drivername, expected.username, expected.password, expected.host,
+                     expected.port, expected.database, dict(expected.query))
+
+
 def test_password_never_in_repr_or_description(monkeypatch):
     monkeypatch.delenv("PACKATA_PASSWORD", raising=False)
     endpoint = parse_url(f"postgresql://u:{SECRET}@h/db?sslmode=require")
