@@ -1,3 +1,3 @@
-from packata_sql.cli.main import main
+from packata_sql.cli.main import run
 
-raise SystemExit(main())
+run()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import re
 import sys
@@ -402,6 +403,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args)
     except BrokenPipeError:
         return _closed_pipe()
+
+
+def run() -> NoReturn:
+    """The console entry point (`packata-sql`, `python -m packata_sql`): `main`, then an exit
+    that spares the interpreter's last garbage collections, which trace every object left
+    (≈ 0.1 s after a 1,000-rule check): all are frozen, and shutdown frees them without the
+    trace. Nothing waits for a collection by then: every writer and session closes its own
+    file or connection. Tests call `main` itself."""
+    code = main()
+    gc.freeze()
+    raise SystemExit(code)
 
 
 def _closed_pipe() -> int:
