@@ -41,8 +41,10 @@ def plain(text: object, *, lines: bool = False) -> str:
     surrogates (shown as U+FFFD); line breaks and tabs become spaces unless `lines` keeps
     newlines (SQL text). A line that would read as a CI workflow command (`::error …`,
     `##[error]`) when this text starts a line of a log gets a backslash before it."""
-    value = _SEQUENCES.sub("", str(text))
-    value = _SURROGATES.sub(REPLACEMENT, value)
+    value = str(text)
+    if value.isprintable():  # every pattern below starts at a character that is not
+        return _guard(value)
+    value = _SURROGATES.sub(REPLACEMENT, _SEQUENCES.sub("", value))
     if not lines:
         return _guard(_CONTROLS.sub("", _LINE_BREAKS.sub(" ", value)))
     value = value.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")

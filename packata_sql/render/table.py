@@ -43,11 +43,12 @@ _STYLES = {
 FILE_WIDTH = 100
 
 
-def _status(result: RuleResult) -> Text:
+def _status_text(result: RuleResult) -> tuple[str, str]:
+    """The status cell's text and style."""
     style = _STYLES[result.status]
     if result.status is Status.FAILED and result.severity is Severity.WARNING:
         style = "yellow"
-    return Text(status_word(result).replace(" (", "\n("), style=style)
+    return status_word(result).replace(" (", "\n("), style
 
 
 def _descriptive(report: Report) -> str:
@@ -95,75 +96,85 @@ class _Hint(_Key):
     _PARTS = re.compile(r"[^.\[ ]*(?:\[[^\]]*\])?[. ]?|.+")
 
 
-def _rule_cell(report: Report, result: RuleResult) -> Group:
+#: A part of a rule cell: its kind ("text"; "key" and "hint" wrap between their parts), its
+#: text, already made inert, and its style.
+_Part = tuple[str, str, str]
+
+
+def _rule_parts(report: Report, result: RuleResult) -> list[_Part]:
     """The label, the key beneath it when they differ, a SQL rule's description, the reason it
     did not run cleanly, its history notes (`check --history`), a failed rule's `inspect:`
     hint and, with --show-sql, the SQL."""
-    parts: list[Text | _Key] = [Text(terminal(label(result)))]
+    parts: list[_Part] = [("text", terminal(label(result)), "")]
     if label(result) != result.key:
-        parts.append(_Key(result.key, "dim"))
+        parts.append(("key", terminal(result.key), "dim"))
     said = description(result)
     if said:
-        parts.append(Text(terminal(said), style="italic"))
+        parts.append(("text", terminal(said), "italic"))
     if result.status is not Status.FAILED and result.diagnostic is not None:
-        parts.append(Text(terminal(row_reason(result)), style=_STYLES[result.status]))
+        parts.append(("text", terminal(row_reason(result)), _STYLES[result.status]))
     notes = history_notes(report, result)
     if notes:
-        parts.append(Text(terminal(" · ".join(notes)), style="yellow"))
+        parts.append(("text", terminal(" · ".join(notes)), "yellow"))
     hint = inspect_hint(result)
     if hint:
-        parts.append(_Hint(hint, "dim"))
+        parts.append(("hint", terminal(hint), "dim"))
     if result.sql:
-        parts.append(Text(terminal(result.sql, lines=True), style="cyan"))
-    return Group(*parts)
+        parts.append(("text", terminal(result.sql, lines=True), "cyan"))
+    return parts
 
 
-def _measured_cell(result: RuleResult) -> Text:
-    text = Text(terminal(value_text(result)))
-    expected = terminal(expectation_shown(result))  # a failed rule: the parts it failed
+def _rule_cell(parts: list[_Part]) -> Group:
+    kinds = {"key": _Key, "hint": _Hint}
+    return Group(*(kinds[kind](text, style) if kind in kinds else Text(text, style=style)
+                   for kind, text, style in parts))
+
+
+def _measured_parts(result: RuleResult) -> tuple[str, str, str]:
+    """The measured value, and beneath it what was expected (a failed rule: the parts it
+    failed) with its style."""
+    expected = terminal(expectation_shown(result))
+    return (terminal(value_text(result)), "expected " + expected if expected else "",
+            "dim" if result.status is Status.PASSED else "")
+
+
+def _measured_cell(parts: tuple[str, str, str]) -> Text:
+    value, expected, style = parts
+    text = Text(value)
     if expected:
-        expected = "expected " + expected
-        text.append(("\n" if text else "") + expected, style="dim" if result.status is
-                    Status.PASSED else "")
+        text.append(("\n" if text else "") + expected, style=style)
     return text
 
 
-# What rich's own rendering would change: tabs, control characters, line separators other
-# than "\n" (read by `Text` as lines when it measures).
+# What rich's own rendering would change: tabs, control characters (`Text` drops some),
+# line separators other than "\n" (read by `Text` as lines when it measures).
 _NOT_PLAIN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
-
-def _cell_lines(cell: object) -> list[str] | None:
-    """A cell's lines as rich writes them when every line fits its column: a `Text` line by
-    line, a key whole (as `_Key` writes one that fits), a `Group` its parts' lines in turn;
-    None for anything else."""
-    if isinstance(cell, Group):
-        lines: list[str] = []
-        for part in cell.renderables:
-            found = _cell_lines(part)
-            if found is None:
-                return None
-            lines += found
-        return lines
-    if isinstance(cell, _Key):
-        return None if _NOT_PLAIN.search(cell.key) or "\n" in cell.key else [cell.key.rstrip(" ")]
-    if isinstance(cell, Text):
-        return None if _NOT_PLAIN.search(cell.plain) else cell.plain.split("\n")
-    if isinstance(cell, str):
-        return None if _NOT_PLAIN.search(cell) else cell.split("\n")
-    return None
+#: One row's cells: the status (text, style), the rule's parts, the measured parts.
+_Row = tuple[tuple[str, str], list[_Part], tuple[str, str, str]]
+_COLUMNS = (("status", "left", 0), ("rule", "left", 0), ("measured", "right", 14))
 
 
-def _widest(cell: object) -> int:
-    """The cell's widest line as rich measures it (`_Key`: the whole key)."""
-    if isinstance(cell, Group):
-        return max((_widest(part) for part in cell.renderables), default=0)
-    text = cell.key if isinstance(cell, _Key) else cell.plain if isinstance(cell, Text) else \
-        str(cell)
-    return max((cell_len(line) for line in text.split("\n")), default=0)
+def _plain_lines(row: _Row) -> list[tuple[list[str], int]] | None:
+    """Each cell's lines and its widest line as rich measures it (a key: whole), when no
+    text holds what rich would change; else None."""
+    (status, _), parts, (value, expected, _) = row
+    measured = value + ("\n" if value and expected else "") + expected
+    texts = [status, *(text for _, text, _ in parts), measured]
+    if any(_NOT_PLAIN.search(text) for text in texts):
+        return None
+    rule = [line for kind, text, _ in parts
+            for line in ([text.rstrip(" ")] if kind in ("key", "hint") and "\n" not in text
+                         else text.split("\n"))]
+    widest = max((cell_len(text) if kind in ("key", "hint") else
+                  max(cell_len(line) for line in text.split("\n")))
+                 for kind, text, _ in parts)
+    return [(status.split("\n"), max(cell_len(line) for line in status.split("\n"))),
+            (rule, widest),
+            (measured.split("\n"), max(cell_len(line) for line in measured.split("\n")))]
 
 
-def _plain_table(table: Table, width: int) -> str | None:
+def _plain_table(title: str, rows: list[_Row], width: int) -> str | None:
     """The table without colour exactly as rich prints it when every line of every cell fits
     its column at the columns' natural widths (no wrapping, no folding): each line padded
     to its column, in rich's box. rich lays out each cell of each row (≈ 0.3 ms a row: 1.4 s
@@ -171,46 +182,50 @@ def _plain_table(table: Table, width: int) -> str | None:
     cell needs rich's own layout (a line wider than its column, a tab, a control character,
     a title wider than the table): the caller then prints the table through rich.
     tests/render/test_plain_table.py holds the two equal."""
-    columns = table.columns
-    cells = [[column.header, *column.cells] for column in columns]
-    lines = [[_cell_lines(cell) for cell in column] for column in cells]
-    if any(found is None for column in lines for found in column):
+    cells: list[list[tuple[list[str], int]]] = []
+    for row in rows:
+        found = _plain_lines(row)
+        if found is None:
+            return None
+        cells.append(found)
+    widths = [max(cell_len(name), minimum, *(row[i][1] for row in cells)) + 2
+              for i, (name, _, minimum) in enumerate(_COLUMNS)]
+    table_width = sum(widths) + len(widths) + 1
+    if table_width > width or cell_len(title) > table_width or "\n" in title \
+            or _NOT_PLAIN.search(title):
         return None
-    widths = [max(max(map(_widest, column)), (c.min_width or 0)) + 2
-              for c, column in zip(columns, cells, strict=True)]
-    table_width = sum(widths) + len(columns) + 1
-    title = table.title
-    title_text = title.plain if isinstance(title, Text) else str(title or "")
-    if table_width > width or cell_len(title_text) > table_width or "\n" in title_text \
-            or _NOT_PLAIN.search(title_text):
-        return None
-
-    def row(parts: list[list[str] | None], edge: str, inner: str) -> list[str]:
-        height = max(len(part or ()) for part in parts)
-        out = []
-        for index in range(height):
+    header: list[tuple[list[str], int]] = [([name], 0) for name, _, _ in _COLUMNS]
+    out = [title + " " * (table_width - cell_len(title)),
+           "┏" + "┳".join("━" * size for size in widths) + "┓"]
+    for index, row_cells in enumerate([header, *cells]):
+        edge = "┃" if index == 0 else "│"
+        for line in range(max(len(lines) for lines, _ in row_cells)):
             texts = []
-            for column, part, size in zip(columns, parts, widths, strict=True):
-                text = part[index] if part is not None and index < len(part) else ""
-                room = size - 2
-                if column.justify == "right":
+            for (lines, _), (_, justify, _), size in zip(row_cells, _COLUMNS, widths,
+                                                         strict=True):
+                text: str = lines[line] if line < len(lines) else ""
+                if justify == "right":
                     text = text.rstrip()
-                    text = " " * (room - cell_len(text)) + text
+                    text = " " * (size - 2 - cell_len(text)) + text
                 else:
-                    text = text + " " * (room - cell_len(text))
+                    text += " " * (size - 2 - cell_len(text))
                 texts.append(f" {text} ")
-            out.append(edge + inner.join(texts) + edge)
-        return out
+            out.append(edge + edge.join(texts) + edge)
+        if index == 0:
+            out.append("┡" + "╇".join("━" * size for size in widths) + "┩")
+    out.append("└" + "┴".join("─" * size for size in widths) + "┘")
+    return "\n".join(out) + "\n"
 
-    rows = list(zip(*lines, strict=True))
-    body = [f"{title_text}{' ' * (table_width - cell_len(title_text))}"] if title else []
-    body.append("┏" + "┳".join("━" * size for size in widths) + "┓")
-    body += row(list(rows[0]), "┃", "┃")
-    body.append("┡" + "╇".join("━" * size for size in widths) + "┩")
-    for cells_of_row in rows[1:]:
-        body += row(list(cells_of_row), "│", "│")
-    body.append("└" + "┴".join("─" * size for size in widths) + "┘")
-    return "\n".join(body) + "\n"
+
+def _rich_table(title: str, rows: list[_Row]) -> Table:
+    # A Text title: a str title would be read as rich markup (`[/red]` in a path).
+    table = Table(title=Text(title), title_justify="left", expand=False, show_lines=False)
+    table.add_column("status", no_wrap=True)
+    table.add_column("rule", overflow="fold")
+    table.add_column("measured", overflow="fold", justify="right", min_width=14)
+    for (status, style), parts, measured in rows:
+        table.add_row(Text(status, style=style), _rule_cell(parts), _measured_cell(measured))
+    return table
 
 
 def render_table(report: Report, *, color: bool, width: int | None = None) -> str:
@@ -218,20 +233,14 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
     console = Console(file=buffer, force_terminal=color, no_color=not color,
                       width=width or FILE_WIDTH, highlight=False, emoji=False)
     schema = f" · schema: {report.schema}" if report.schema else ""
-    # A Text title: a str title would be read as rich markup (`[/red]` in a path).
-    table = Table(title=Text(terminal(f"packata-sql check · {report.contract}{schema}")),
-                  title_justify="left",
-                  expand=False, show_lines=False)
-    table.add_column("status", no_wrap=True)
-    table.add_column("rule", overflow="fold")
-    table.add_column("measured", overflow="fold", justify="right", min_width=14)
-    for result in ordered(report.results):
-        table.add_row(_status(result), _rule_cell(report, result), _measured_cell(result))
+    title = terminal(f"packata-sql check · {report.contract}{schema}")
+    rows: list[_Row] = [(_status_text(result), _rule_parts(report, result),
+                         _measured_parts(result)) for result in ordered(report.results)]
     for line in problem_lines(report):  # above the rows that say `not measured: see above`
         console.print(Text.assemble(("error", _STYLES[Status.ERROR]), terminal(f" {line}")))
-    plain = None if color else _plain_table(table, console.width)
+    plain = None if color else _plain_table(title, rows, console.width)
     if plain is None:
-        console.print(table)
+        console.print(_rich_table(title, rows))
     else:
         buffer.write(plain)
     # Rule errors already show as skipped rows; list warnings and contract-level problems.

@@ -1,0 +1,30 @@
+"""`plain` returns printable text as it is (but the workflow-command guard): exact only if no
+pattern it would apply can match printable text. Held here over every code point and over
+random text."""
+
+from __future__ import annotations
+
+import sys
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from packata_sql.render import neutral
+
+PATTERNS = (neutral._SEQUENCES, neutral._SURROGATES, neutral._CONTROLS, neutral._LINE_BREAKS)
+
+
+def test_no_pattern_plain_applies_starts_at_a_printable_character():
+    printable = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isprintable()]
+    assert len(printable) > 100_000
+    for pattern in PATTERNS:
+        assert not any(pattern.match(c + "[0m]8;;x") for c in printable), pattern.pattern
+
+
+@given(st.text())
+def test_the_fast_path_equals_the_whole_cleaning(text):
+    slow = neutral._SURROGATES.sub(neutral.REPLACEMENT, neutral._SEQUENCES.sub("", text))
+    slow = neutral._guard(neutral._CONTROLS.sub("", neutral._LINE_BREAKS.sub(" ", slow)))
+    assert neutral.plain(text) == slow
+    if text.isprintable():
+        assert neutral.plain(text, lines=True) == neutral._guard(text)
