@@ -28,3 +28,14 @@ def test_the_fast_path_equals_the_whole_cleaning(text):
     assert neutral.plain(text) == slow
     if text.isprintable():
         assert neutral.plain(text, lines=True) == neutral._guard(text)
+
+
+def test_not_xml_is_what_xml_1_0_cannot_hold():
+    """XML 1.0's Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF];
+    `_NOT_XML` names its complement by the few code points it leaves out."""
+    def allowed(c: int) -> bool:
+        return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD \
+            or 0x10000 <= c <= 0x10FFFF
+
+    assert all(bool(neutral._NOT_XML.match(chr(c))) != allowed(c)
+               for c in range(sys.maxunicode + 1))
