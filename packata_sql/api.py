@@ -46,7 +46,8 @@ __all__ = [  # noqa: RUF022 (the calls, then the types they take and return)
     "check_with_history", "history_store", "record_run", "read_history", "prune_history",
     "dialect_hint", "diff",
     "contract_problems", "dialect_name", "doctor", "gate_login_checks", "gate_plan",
-    "gate_rules", "lint", "load", "load_source", "parse_parameters", "resolve_endpoint", "schema_problems",
+    "gate_rules", "lint", "load", "load_source", "own_plans", "parse_parameters",
+    "resolve_endpoint", "schema_problems",
     "url_password_warning",
     "snapshot", "init_contract", "import_sql", "import_dbt",
     "COMPILE_DIALECTS", "GATE_DIALECTS", "Category", "Contract", "Declared", "Diagnosis",
@@ -630,16 +631,17 @@ def lint(path: str | Path, *, odcs_between: str = "exclusive") -> Linted:
             declared = replace(declared, loaded=load_yaml_file(str(path)))
         except SourceError as error:
             raise DeclarationError(str(error)) from None
-    plans = _own_plans(declared.contract)
+    plans = own_plans(declared.contract)
     problems = distinct([*schema_problems(declared), *_problems(declared.contract, plans)])
     problems.sort(key=lambda p: (p.line or 0, p.code))
     return Linted(declared.contract, tuple(problems), plans.compiled.executable)
 
 
-def contract_problems(contract: Contract) -> list[Problem]:
+def contract_problems(contract: Contract, plans: Plans | None = None) -> list[Problem]:
     """The loader's findings plus the compiler's for the contract's own engine (DuckDB when it
-    names none): unknown metrics and arguments are only known there."""
-    return _problems(contract, _own_plans(contract))
+    names none): unknown metrics and arguments are only known there. `plans`: `own_plans`
+    of the contract, when the caller has them already."""
+    return _problems(contract, own_plans(contract) if plans is None else plans)
 
 
 def schema_problems(declared: Declared) -> list[Problem]:
@@ -665,8 +667,10 @@ def _lint_level(finding: Finding) -> str:
     return finding.level.value
 
 
-def _own_plans(contract: Contract) -> Plans:
-    """The plans for the contract's own engine (DuckDB when it names none)."""
+def own_plans(contract: Contract) -> Plans:
+    """The plans for the contract's own engine (DuckDB when it names none): what `lint` reads
+    the compiler's findings from. `check_endpoint` reuses them (`plans=`) for a run on that
+    engine, so a check compiles the contract once."""
     return compile(contract, contract_dialect(contract, default="duckdb") or "duckdb")
 
 

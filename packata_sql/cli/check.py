@@ -60,7 +60,7 @@ def emit(report: Report, fmt: str, output: str | None) -> None:
     emit_all(report, fmt, parse_outputs([output] if output else [], fmt), fail_on_warning=False)
 
 
-def print_misspellings(path: str, contract: Contract) -> bool:
+def print_misspellings(path: str, contract: Contract, plans: api.Plans | None = None) -> bool:
     """What `check` and `compile` print first, before connecting (a misspelt metric or key, an
     invalid drift override, …: fast feedback with file:line and the right spelling); the run
     goes on, those rules skipped (docs/semantics.md 1.2). Lint reads ODCS only; False for other
@@ -70,7 +70,7 @@ def print_misspellings(path: str, contract: Contract) -> bool:
     from packata_sql.cli.lint import first_lines
     from packata_sql.render.neutral import plain  # the lines quote the contract's keys
 
-    for line in first_lines(path, contract):
+    for line in first_lines(path, contract, plans):
         print(plain(f"packata-sql: {line}"), file=sys.stderr)
     return True
 
@@ -85,7 +85,8 @@ def check_command(args: argparse.Namespace) -> int:
     declared = api.load_source(args.contract, declaration=args.declaration,
                                object_name=args.object, odcs_between=args.odcs_between)
     contract = declared.contract
-    if print_misspellings(args.contract, contract):
+    own = api.own_plans(contract)  # the findings printed first; the run reuses them
+    if print_misspellings(args.contract, contract, own):
         notice = schema_notice(args.contract, declared)
         if notice:  # may quote the contract's values
             from packata_sql.render.neutral import plain
@@ -104,7 +105,8 @@ def check_command(args: argparse.Namespace) -> int:
     try:
         if args.dbt_project:  # only the models dbt built in its last run
             request = replace(request, dbt_project=args.dbt_project)
-        report = api.check_endpoint(contract, endpoint, replace(request, progress=observer))
+        report = api.check_endpoint(contract, endpoint, replace(request, progress=observer),
+                                    plans=own if own.dialect == endpoint.engine else None)
     finally:
         close()
     if args.history is not None:

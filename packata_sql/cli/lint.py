@@ -21,10 +21,12 @@ PRINTED_FIRST = SPELLING | {"unknown-constraint-key", "unknown-option", "unknown
                             "duplicate-id"}
 
 
-def first_lines(path: str, contract: api.Contract) -> list[str]:
+def first_lines(path: str, contract: api.Contract, plans: api.Plans | None = None) -> list[str]:
     """For `check` and `compile`: misspellings and the other PRINTED_FIRST problems, each with
-    file:line and the closest spelling, to print before connecting. The run goes on."""
-    problems = sorted((p for p in api.contract_problems(contract) if p.code in PRINTED_FIRST
+    file:line and the closest spelling, to print before connecting. The run goes on.
+    `plans`: the contract's `api.own_plans`, when the caller compiled them."""
+    problems = sorted((p for p in api.contract_problems(contract, plans)
+                       if p.code in PRINTED_FIRST
                        and p.level == "error"), key=lambda p: p.line or 0)
     if not problems:
         return []

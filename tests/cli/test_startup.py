@@ -72,6 +72,26 @@ def test_the_contract_file_is_parsed_once(people, monkeypatch, capsys, command):
     assert seen == ["parse"]
 
 
+def test_a_check_compiles_the_contract_once(people, monkeypatch, capsys):
+    """The compiler's findings printed first come from the plans the run then executes (the
+    contract's own engine is the one the URL names); a misspelt metric is still printed."""
+    import packata_sql.api as api_module
+
+    contract, url = people
+    contract.write_text(CONTRACT.replace("rowCount", "rowCont"), encoding="utf-8")
+    compiled = []
+    original = api_module.compile_contract
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        compiled.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(api_module, "compile_contract", counting)
+    cli.main(["check", str(contract), "--url", url, "--format", "json", "--progress", "none"])
+    assert "did you mean 'rowCount'" in capsys.readouterr().err
+    assert len(compiled) == 1
+
+
 def test_check_still_lints_against_the_official_schema_from_the_one_parse(people, monkeypatch,
                                                                            capsys):
     contract, url = people
