@@ -74,13 +74,13 @@ class EngineSpec(NamedTuple):
 ENGINES: tuple[EngineSpec, ...] = (
     EngineSpec(
         "duckdb", "DuckDB", "packata_sql.dialects.duckdb:DuckDB",
-        session="packata_sql.sessions.embedded:DuckDBSession", kind=FILE,
+        session="packata_sql.sessions.duckdb:DuckDBSession", kind=FILE,
         url_schemes=("duckdb",), server_types=("duckdb",), file_setting="database",
         url_schema=True, memory_read_only=False,
     ),
     EngineSpec(
         "sqlite", "SQLite", "packata_sql.dialects.sqlite:SQLite",
-        session="packata_sql.sessions.embedded:SQLiteSession", kind=FILE,
+        session="packata_sql.sessions.sqlite:SQLiteSession", kind=FILE,
         url_schemes=("sqlite",), server_types=("sqlite",), custom_server=True,
     ),
     EngineSpec(

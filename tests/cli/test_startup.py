@@ -128,6 +128,7 @@ def test_a_duckdb_check_imports_no_pure_python_validator_and_no_rich(people):
     assert {"packata_sql.cli.lint", "jsonschema_rs", "duckdb"} <= modules  # it did lint and run
     assert "jsonschema" not in modules  # ~0.1 s to import, where jsonschema_rs takes ~5 ms
     assert not any(m == "rich" or m.startswith("rich.") for m in modules)  # the table only
+    assert not modules & {"sqlite3", "re2"}  # SQLite's session (sessions/sqlite.py) only
 
 
 def test_a_server_url_is_read_without_importing_sqlalchemy(people):

@@ -16,7 +16,7 @@ from packata_sql.dialects import get_dialect
 from packata_sql.plans.compiler import compile_contract
 from packata_sql.report import Report, Status
 from packata_sql.run.runner import RunOptions, run
-from packata_sql.sessions.embedded import DuckDBSession
+from packata_sql.sessions.duckdb import DuckDBSession
 from packata_sql.sessions.endpoint import Endpoint
 
 

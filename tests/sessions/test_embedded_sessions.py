@@ -214,7 +214,7 @@ def test_sqlite_statement_ends_itself_at_its_deadline(tmp_path):
     import sqlite3
     import time
 
-    from packata_sql.sessions.embedded import SQLiteSession
+    from packata_sql.sessions.sqlite import SQLiteSession
 
     session = SQLiteSession(Endpoint("sqlite", str(_database("sqlite", tmp_path))))
     session.limit_s = 0.3
