@@ -45,7 +45,8 @@ def result(rng: random.Random, index: int) -> RuleResult:
 
 def report(seed: int, rules: int) -> Report:
     rng = random.Random(seed)
-    return Report(f"contracts/{rng.choice(WORDS)}.yaml", "duckdb:w.duckdb", "enforced",
+    folder = rng.choice(["contracts", "/tmp/packata-objects-m6yf6nv4/a rather long folder"])
+    return Report(f"{folder}/{rng.choice(WORDS)}.yaml", "duckdb:w.duckdb", "enforced",
                   tuple(result(rng, i) for i in range(rules)), (), schema=rng.choice([None, "s"]))
 
 
@@ -79,7 +80,9 @@ def test_most_plain_reports_take_the_direct_path(monkeypatch):
                    name=f"c_{i}", value=Fraction(i), unit="rows", target=f"t_{i}.c",
                    metric="nullValues", failed=("= 0",), expectation="= 0")
         for i in range(300))
-    shown = Report("c.yaml", "duckdb:w.duckdb", "enforced", results, ())
+    # The title (its contract path) is wider than the table: it wraps, the rows stay direct.
+    shown = Report("/tmp/packata-objects-m6yf6nv4/postgres-500 with a long name.yaml",
+                   "duckdb:w.duckdb", "enforced", results, ())
     taken = []
     original = table_module._plain_table
 
