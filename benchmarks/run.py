@@ -72,18 +72,28 @@ class Variant:
     def median(self, index: int) -> float:
         return statistics.median(s[index] for s in self.samples or [(0.0, 0.0, 0)])
 
+    @property
+    def exits(self) -> tuple[int, ...]:
+        """The exit codes of a run that measured something (a check may find failures)."""
+        return (0,) if self.floor else (0, 1)
 
-def timed(command: list[str], env: dict[str, str] | None = None
+
+def timed(command: list[str], env: dict[str, str] | None = None, exits: tuple[int, ...] = (0, 1)
           ) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds (user + system, all threads), peak RSS in MB and stdout of
-    one whole process, from the operating system's accounting of it (`wait4`)."""
+    one whole process, from the operating system's accounting of it (`wait4`). A process that
+    ends with another code than `exits` (a check: 0 or 1, found failures; a floor: 0) stops
+    the benchmark: its time would say nothing."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                env={**os.environ, **(env or {})}, text=True)
     assert process.stdout is not None
     output = process.stdout.read()
-    _, _, usage = os.wait4(process.pid, 0)
-    process.returncode = 0
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in exits:
+        raise SystemExit(f"{' '.join(command)[:200]} exited with {process.returncode}: "
+                         "its time would say nothing")
     return (time.perf_counter() - started, usage.ru_utime + usage.ru_stime,
             usage.ru_maxrss // 1024, output)
 
@@ -92,12 +102,12 @@ def interleave(variants: list[Variant], runs: int) -> tuple[float, float]:
     """Runs every variant `runs` times, round by round, the order reversed every other round,
     after one warm-up run of the first (the file cache); the load average before and after."""
     before = os.getloadavg()[0]
-    timed(variants[0].command, variants[0].env)
+    timed(variants[0].command, variants[0].env, variants[0].exits)
     for variant in variants:
         variant.samples = []
     for index in range(runs):
         for variant in variants if index % 2 == 0 else variants[::-1]:
-            wall, cpu, rss, output = timed(variant.command, variant.env)
+            wall, cpu, rss, output = timed(variant.command, variant.env, variant.exits)
             assert variant.samples is not None
             variant.samples.append((wall, cpu, rss))
             variant.output = output
@@ -477,7 +487,8 @@ def bench_objects(counts: list[int], runs: int, postgres_url: str | None) -> Non
     lines = []
     largest = max(counts)
     engines: list[tuple[str, Callable[[int], tuple[list[str], list[str]]]]] = []
-    database = DATA / f"objects-{largest}x{OBJECT_ROWS}.duckdb"
+    # Not objects.py's file (`objects-…`, other table names): one name, one builder.
+    database = DATA / f"sweep-objects-{largest}x{OBJECT_ROWS}.duckdb"
     if not database.exists():
         import duckdb
 
