@@ -78,24 +78,49 @@ class Variant:
         return (0,) if self.floor else (0, 1)
 
 
+#: Runs the measured command as its own child and reports that child's wall time, CPU, peak
+#: RSS and exit code: a process's peak RSS starts at its parent's peak (the kernel keeps the
+#: high-water mark of the memory an exec replaces), and this script's own grows past what small
+#: commands use, while the launcher's is ≈ 10 MB.
+_LAUNCHER = """
+import json, os, sys, time
+report = int(sys.argv[1])
+os.set_inheritable(report, False)
+started = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+os.write(report, json.dumps([time.perf_counter() - started, usage.ru_utime + usage.ru_stime,
+                             usage.ru_maxrss, os.waitstatus_to_exitcode(status)]).encode())
+"""
+
+
 def timed(command: list[str], env: dict[str, str] | None = None, exits: tuple[int, ...] = (0, 1)
           ) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds (user + system, all threads), peak RSS in MB and stdout of
-    one whole process, from the operating system's accounting of it (`wait4`). A process that
-    ends with another code than `exits` (a check: 0 or 1, found failures; a floor: 0) stops
-    the benchmark: its time would say nothing."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               env={**os.environ, **(env or {})}, text=True)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in exits:
-        raise SystemExit(f"{' '.join(command)[:200]} exited with {process.returncode}: "
+    one whole process, from the operating system's accounting of it (`wait4`, in
+    `_LAUNCHER`). A process that ends with another code than `exits` (a check: 0 or 1, found
+    failures; a floor: 0) stops the benchmark: its time would say nothing."""
+    read, write = os.pipe()
+    try:
+        process = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(write), *command],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env={**os.environ, **(env or {})}, text=True,
+                                   pass_fds=(write,))
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)  # the launcher holds its own copy
+    with os.fdopen(read, "rb") as reported:
+        assert process.stdout is not None
+        output = process.stdout.read()
+        process.wait()
+        found = reported.read()
+    wall, cpu, peak, code = json.loads(found) if found else (0.0, 0.0, 0, -1)
+    if code not in exits:
+        raise SystemExit(f"{' '.join(command)[:200]} exited with {code}: "
                          "its time would say nothing")
-    return (time.perf_counter() - started, usage.ru_utime + usage.ru_stime,
-            usage.ru_maxrss // 1024, output)
+    return wall, cpu, peak // 1024, output
 
 
 def interleave(variants: list[Variant], runs: int) -> tuple[float, float]:
