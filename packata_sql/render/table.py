@@ -247,7 +247,9 @@ def render_table(report: Report, *, color: bool, width: int | None = None) -> st
                          _measured_parts(result)) for result in ordered(report.results)]
     for line in problem_lines(report):  # above the rows that say `not measured: see above`
         console.print(Text.assemble(("error", _STYLES[Status.ERROR]), terminal(f" {line}")))
-    plain = None if color else _plain_table(title, rows, console.width)
+    # rich draws another box on a legacy Windows console: the direct text is its usual one.
+    direct = not color and not console.legacy_windows
+    plain = _plain_table(title, rows, console.width) if direct else None
     if plain is None:
         console.print(_rich_table(title, rows))
     else:
