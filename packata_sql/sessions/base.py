@@ -243,6 +243,12 @@ class TimedSession:
     _watcher: Callable[[float], None] | None = None
     #: The thread statements run on (see _Worker).
     _worker: _Worker | None = None
+    #: The running statement's `finished` event, from its submission until it ends.
+    _in_flight: threading.Event | None = None
+    #: Seconds between interrupts while a stopped statement has not ended, for engines whose
+    #: interrupt is lost when it arrives before the engine has started the statement (DuckDB,
+    #: SQLite: in-process, cheap to repeat); None: one interrupt.
+    _interrupt_again_s: float | None = None
 
     # Engine-specific, called on the worker thread.
     def _run(self, sql: str, parameters: Sequence[object] | None) -> Result:
@@ -296,7 +302,14 @@ class TimedSession:
         return self.decision.level
 
     def cancel(self) -> None:
-        self._interrupt()
+        """Stops the running statement, if one runs, and waits for it as a deadline would, so
+        the session is not closed under it (DuckDB refuses to close a busy connection, and a
+        statement still inside the engine when the process exits aborts it)."""
+        running = self._in_flight
+        if running is not None and not running.is_set():
+            self._stop(running)
+        else:
+            self._interrupt()
 
     def watch(self, watcher: Callable[[float], None] | None) -> None:
         """Tells `watcher` each new progress value the engine reports while a statement runs
@@ -400,11 +413,24 @@ class TimedSession:
         connection, so the next statement runs on a fresh one and no backend outlives us."""
         self._cancel_confirmed = True
         self._interrupt()
-        if finished.wait(STOP_GRACE_S):
+        if self._ended(finished, STOP_GRACE_S):
             return
         self._terminate()
         if not finished.wait(STOP_GRACE_S):
             self._stuck = True
+
+    def _ended(self, finished: threading.Event, seconds: float) -> bool:
+        """Whether the stopped statement ends within `seconds`, interrupted again every
+        `_interrupt_again_s` where an interrupt can be lost."""
+        again = self._interrupt_again_s
+        if again is None:
+            return finished.wait(seconds)
+        deadline = time.monotonic() + seconds
+        while not finished.wait(min(again, max(deadline - time.monotonic(), 0.0))):
+            if time.monotonic() >= deadline:
+                return False
+            self._interrupt()
+        return True
 
     def _report_progress(self, shown: float | None) -> float | None:
         """Tells the watcher the engine's progress when it moved; what it was told last."""
@@ -437,9 +463,11 @@ class TimedSession:
         if self._worker is None:
             self._worker = _Worker()
         deadline = time.monotonic() + max(limit_s, 0.0)
-        self._worker.submit(work)
         shown: float | None = None
+        self._in_flight = finished
         try:
+            # Submitted inside the try: an interrupt that arrives at once still stops it.
+            self._worker.submit(work)
             while not finished.wait(min(max(deadline - time.monotonic(), 0.0), 0.1)):
                 if time.monotonic() >= deadline:
                     self._stop(finished)

@@ -35,6 +35,9 @@ class DuckDBSession(TimedSession):
     """docs/engines.md recipe: a file opened read-only, external access off, configuration locked,
     exactly one SELECT per statement according to DuckDB's own parser."""
 
+    #: An interrupt that arrives before the engine started the statement is lost: repeated.
+    _interrupt_again_s = 0.05
+
     _families_from_facts = True  # DESCRIBE's types are the probe's result types
 
     def __init__(self, endpoint: Endpoint) -> None:

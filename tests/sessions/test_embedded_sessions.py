@@ -162,6 +162,38 @@ def test_timeout_interrupts_the_statement(engine, tmp_path):
         session.close()
 
 
+def test_an_interrupt_lost_before_the_statement_started_is_sent_again(tmp_path):
+    """DuckDB drops an interrupt that arrives before it has started the statement (Ctrl-C
+    just after the session opened: the statement then ran on, the session was closed under
+    it, and the process aborted at exit). The first interrupt is dropped here on purpose (the
+    timing the real engine needs cannot be forced); the next one, 50 ms later, stops the
+    statement long before the 10 s grace, and the session is not stuck. (SQLite's statement
+    ends itself at its deadline, its progress handler: nothing to send again.)"""
+    import time
+
+    engine = "duckdb"
+    session = open_session(Endpoint(engine, str(_database(engine, tmp_path))), trust_environment=False)
+    sent = []
+    interrupt = session._interrupt
+
+    def first_one_lost() -> None:
+        sent.append(time.monotonic())
+        if len(sent) > 1:
+            interrupt()
+
+    session._interrupt = first_one_lost  # type: ignore[method-assign]
+    started = time.monotonic()
+    try:
+        with pytest.raises(Interrupted):
+            session.fetch_row(SLOW[engine], 0.2)
+        assert len(sent) >= 2
+        assert time.monotonic() - started < 5
+        assert not session._stuck
+        assert session.fetch_row("SELECT COUNT(*) FROM t", 10) == (1,)
+    finally:
+        session.close()
+
+
 def test_sqlite_regexp_refuses_what_re2_cannot_run_and_stays_off_stderr(tmp_path, capfd):
     session = open_session(Endpoint("sqlite", str(_database("sqlite", tmp_path))), trust_environment=False)
     try:
