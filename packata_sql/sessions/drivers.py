@@ -21,9 +21,13 @@ connection and `doctor` connect alike:
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
+import signal
 import ssl
+import threading
+from types import ModuleType
 from typing import Any, NoReturn
 
 from packata_sql.sessions.base import ProviderError
@@ -36,6 +40,23 @@ _MYSQL_TLS_REQUIRED = ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 # PyMySQL plugins that send the password as it is: mysql_clear_password, and MariaDB's PAM
 # `dialog`, which answers a "Password: " prompt with it.
 _CLEARTEXT_PLUGINS = ("mysql_clear_password", "dialog")
+
+
+def import_driver(name: str) -> ModuleType:
+    """`import name` with Ctrl-C held until the import is done: a C extension whose
+    initialisation calls back into Python (DuckDB's, through nanobind) aborts the whole
+    process when KeyboardInterrupt is raised inside it. The interrupt is delivered right
+    after, to the handler that was there (so it still ends the run with exit 130)."""
+    if threading.current_thread() is not threading.main_thread():
+        return importlib.import_module(name)
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        return importlib.import_module(name)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
 
 
 class ConnectTimeout(ProviderError):

@@ -18,6 +18,7 @@ from packata_sql.sessions.base import (
     Result,
     TimedSession,
 )
+from packata_sql.sessions.drivers import import_driver
 from packata_sql.sessions.endpoint import Endpoint
 
 #: What DuckDB's Python client raises (a plain RuntimeError) when Ctrl-C arrives while one of
@@ -41,7 +42,7 @@ class DuckDBSession(TimedSession):
     _families_from_facts = True  # DESCRIBE's types are the probe's result types
 
     def __init__(self, endpoint: Endpoint) -> None:
-        import duckdb
+        duckdb: Any = import_driver("duckdb")
 
         self._duckdb = duckdb
         self.dialect = get_dialect("duckdb")
