@@ -161,17 +161,26 @@ def _plain_lines(row: _Row) -> list[tuple[list[str], int]] | None:
     (status, _), parts, (value, expected, _) = row
     measured = value + ("\n" if value and expected else "") + expected
     texts = [status, *(text for _, text, _ in parts), measured]
-    if any(_NOT_PLAIN.search(text) for text in texts):
+    if any(_NOT_PLAIN.search(text) for text in texts) \
+            or any("\n" in text for kind, text, _ in parts if kind in ("key", "hint")):
         return None
-    rule = [line for kind, text, _ in parts
-            for line in ([text.rstrip(" ")] if kind in ("key", "hint") and "\n" not in text
-                         else text.split("\n"))]
-    widest = max((cell_len(text) if kind in ("key", "hint") else
-                  max(cell_len(line) for line in text.split("\n")))
-                 for kind, text, _ in parts)
-    return [(status.split("\n"), max(cell_len(line) for line in status.split("\n"))),
-            (rule, widest),
-            (measured.split("\n"), max(cell_len(line) for line in measured.split("\n")))]
+    rule: list[str] = []
+    widest = 0
+    for kind, text, _ in parts:
+        if kind in ("key", "hint"):  # `_Key` writes a key that fits on one line, measured whole
+            rule.append(text.rstrip(" "))
+            widest = max(widest, cell_len(text))
+        else:
+            lines, width = _lines(text)
+            rule += lines
+            widest = max(widest, width)
+    return [_lines(status), (rule, widest), _lines(measured)]
+
+
+def _lines(text: str) -> tuple[list[str], int]:
+    """`text`'s lines and the widest, in terminal cells."""
+    lines = text.split("\n")
+    return lines, max(cell_len(line) for line in lines)
 
 
 def _title_lines(title: str, width: int) -> list[str]:
