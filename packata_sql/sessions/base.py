@@ -247,7 +247,8 @@ class TimedSession:
     _in_flight: threading.Event | None = None
     #: Seconds between interrupts while a stopped statement has not ended, for engines whose
     #: interrupt is lost when it arrives before the engine has started the statement (DuckDB,
-    #: SQLite: in-process, cheap to repeat); None: one interrupt.
+    #: in-process, cheap to repeat; SQLite's statements end themselves at their deadline);
+    #: None: one interrupt.
     _interrupt_again_s: float | None = None
 
     # Engine-specific, called on the worker thread.
